@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Measures wstest-server against the HTTP ceiling (a hyper server that answers with canned
+# responses and does no XML work), in one run on pinned cores, for every post file.
+#
+# Usage: scripts/bench-server.sh [DURATION_SECONDS] [RESULTS_FILE]
+#   DURATION_SECONDS  per server and post file, default 10
+#   RESULTS_FILE      where the Markdown table is appended, default scripts/results/bench-server.md
+#
+# Each server runs alone on core 0 (taskset -c 0); wrk -t1 -c30 runs on core 1 (taskset -c 1).
+# The ratio column is wstest-server's requests/second divided by the ceiling's.
+# Needs: wrk (Debian package wrk), taskset, and ../shared/tools/ceiling beside the repo.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/lib.sh"
+require wrk "Debian package wrk"
+require taskset "util-linux"
+
+duration=${1:-10}
+results=${2:-$here/results/bench-server.md}
+ceiling_src=${CEILING_DIR:-$root/../shared/tools/ceiling}
+ceiling_target=${CEILING_TARGET:-/tmp/ceiling}
+post_files="$root/post_files"
+[ -d "$ceiling_src" ] || die "no ceiling server at $ceiling_src (set CEILING_DIR)"
+
+cargo build --release -q -p server --manifest-path "$root/Cargo.toml"
+cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$ceiling_target"
+server_bin="$root/target/release/wstest-server"
+ceiling_bin="$ceiling_target/release/ceiling"
+
+lua=$(mktemp --suffix .lua)
+pid=""
+cleanup() {
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    rm -f "$lua"
+}
+trap cleanup EXIT
+cat >"$lua" <<'LUA'
+local f = assert(io.open(os.getenv("POST_FILE"), "rb"))
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
+wrk.headers["SOAPAction"] = '"' .. os.getenv("SOAP_ACTION") .. '"'
+LUA
+
+# Runs wrk against the server started by "$@" for post file $name; prints requests/second.
+measure() {
+    local port
+    port=$(free_port)
+    case "$1" in
+        ceiling) taskset -c 0 "$ceiling_bin" "$port" "$ceiling_src/responses" >/dev/null 2>&1 & ;;
+        server) taskset -c 0 "$server_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 & ;;
+    esac
+    pid=$!
+    wait_for_port "$port"
+    POST_FILE="$post_files/$name" SOAP_ACTION="$action" \
+        taskset -c 1 wrk -t1 -c30 -d"${duration}s" -s "$lua" "http://127.0.0.1:$port/WSTest" \
+        | awk '/^Requests\/sec:/ { print $2 } /Non-2xx/ { print "non-2xx" > "/dev/stderr" }'
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
+    pid=""
+}
+
+mkdir -p "$(dirname "$results")"
+{
+    echo
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r)), ${duration}s per cell"
+    echo
+    echo "Command: \`scripts/bench-server.sh $duration\` (servers on core 0, wrk -t1 -c30 on core 1)"
+    echo
+    echo "| post file | ceiling req/s | wstest-server req/s | ratio |"
+    echo "|---|---:|---:|---:|"
+} | tee -a "$results"
+for name in $(manifest_names "$post_files/manifest.toml"); do
+    action=$(manifest_action "$post_files/manifest.toml" "$name")
+    ceiling_rps=$(measure ceiling)
+    server_rps=$(measure server)
+    ratio=$(awk -v s="$server_rps" -v c="$ceiling_rps" 'BEGIN { printf "%.2f", s / c }')
+    echo "| $name | $ceiling_rps | $server_rps | $ratio |" | tee -a "$results"
+done

@@ -1,0 +1,39 @@
+# Helpers sourced by the scripts in this folder.
+# shellcheck shell=bash
+
+die() {
+    echo "$(basename "$0"): $*" >&2
+    exit 1
+}
+
+require() {
+    command -v "$1" >/dev/null 2>&1 || die "needs $1 ($2)"
+}
+
+# Prints a free TCP port on 127.0.0.1.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until something accepts connections on 127.0.0.1:$1, for at most 10 seconds.
+wait_for_port() {
+    local port=$1 tries=0
+    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+        tries=$((tries + 1))
+        [ "$tries" -lt 200 ] || die "nothing listens on port $port after 10 s"
+        sleep 0.05
+    done
+}
+
+# Prints the SOAPAction of post file $2 from manifest $1.
+manifest_action() {
+    awk -v name="$2" '
+        /^name = / { gsub(/"/, "", $3); current = $3 }
+        /^soap_action = / && current == name { gsub(/"/, "", $3); print $3; exit }
+    ' "$1"
+}
+
+# Prints the names of the post files listed in manifest $1.
+manifest_names() {
+    awk '/^name = / { gsub(/"/, "", $3); print $3 }' "$1"
+}

@@ -1,0 +1,94 @@
+//! The command line and the settings it yields.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use clap::Parser;
+
+/// The paths served by default, matched without regard to case: the ones WSTest clients of
+/// every lineage post to.
+pub const DEFAULT_PATHS: [&str; 4] =
+    ["/WSTest", "/wstest-soap", "/WSTest/services/TestServiceSoap", "/WSTest/TestService.asmx"];
+
+/// wstest-server: the WSTest SOAP 1.1 benchmark service (EchoVoid, EchoStruct, EchoList,
+/// EchoSynthetic, GetOrder) on hyper.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8082")]
+    pub addr: SocketAddr,
+    /// Worker threads, each with its own event loop; 0 means one per core this process may use.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Largest request body accepted, in bytes; larger ones get 413.
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    pub max_body: usize,
+    /// Seconds a client has to send a request's headers; 0 turns the limit off.
+    #[arg(long, default_value_t = 30.0)]
+    pub header_timeout: f64,
+    /// Seconds a keep-alive connection may sit idle between requests; 0 turns the limit off.
+    #[arg(long, default_value_t = 60.0)]
+    pub idle_timeout: f64,
+    /// Another path to serve, besides /WSTest, /wstest-soap, /WSTest/services/TestServiceSoap
+    /// and /WSTest/TestService.asmx (repeatable).
+    #[arg(long = "path", value_name = "PATH")]
+    pub paths: Vec<String>,
+}
+
+/// The settings the server runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub n_threads: usize,
+    pub max_body: usize,
+    pub header_timeout: Option<Duration>,
+    pub idle_timeout: Option<Duration>,
+    /// Served paths, lower-cased for matching.
+    pub paths: Vec<String>,
+    /// How long in-flight requests get to finish after a shutdown signal.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            n_threads: 1,
+            max_body: 4 * 1024 * 1024,
+            header_timeout: Some(Duration::from_secs(30)),
+            idle_timeout: Some(Duration::from_secs(60)),
+            paths: DEFAULT_PATHS.iter().map(|path| path.to_ascii_lowercase()).collect(),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Args {
+    /// Checks the arguments and turns them into a [`Config`].
+    pub fn config(&self) -> anyhow::Result<Config> {
+        let n_threads = match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        let mut paths = Config::default().paths;
+        for path in &self.paths {
+            anyhow::ensure!(path.starts_with('/'), "--path {path:?} must start with /");
+            paths.push(path.to_ascii_lowercase());
+        }
+        Ok(Config {
+            n_threads,
+            max_body: self.max_body,
+            header_timeout: seconds("--header-timeout", self.header_timeout)?,
+            idle_timeout: seconds("--idle-timeout", self.idle_timeout)?,
+            paths,
+            ..Config::default()
+        })
+    }
+}
+
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Option<Duration>> {
+    anyhow::ensure!(
+        value.is_finite() && value >= 0.0,
+        "{flag} must be a number of seconds, 0 or more, not {value}"
+    );
+    Ok((value > 0.0).then(|| Duration::from_secs_f64(value)))
+}

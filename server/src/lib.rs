@@ -1,0 +1,237 @@
+//! wstest-server: a thin hyper shell around the sans-IO `wstest` crate.
+//!
+//! # Map
+//! - [`config`]: the command line and the [`Config`] it yields.
+//! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
+//! - this file: the listener, one event loop per thread, and graceful shutdown.
+//!
+//! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
+//! the listening socket, so a connection lives on one thread from accept to close with no
+//! cross-thread hand-offs.
+
+pub mod config;
+pub mod service;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::sync::watch;
+
+pub use config::Config;
+
+/// Binds a listening socket the way a benchmark server wants it: address reuse, a deep backlog,
+/// and TCP_NODELAY (inherited by every accepted connection on Linux).
+pub fn bind(addr: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )?;
+    socket.set_reuse_address(true)?;
+    socket.set_tcp_nodelay(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(4096)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = ctrl_c.await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}
+
+/// Serves WSTest on `listener` with `config.n_threads` event loops until `shutdown` resolves,
+/// then stops accepting, lets in-flight requests finish (up to `config.shutdown_grace`), and
+/// returns.
+///
+/// Blocks the calling thread, which only waits for `shutdown`.
+pub fn run(
+    listener: std::net::TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    listener.set_nonblocking(true)?;
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let config = Arc::new(config);
+    let mut workers = Vec::with_capacity(config.n_threads);
+    for worker_idx in 0..config.n_threads {
+        let listener = listener.try_clone().context("cloning the listening socket")?;
+        let config = Arc::clone(&config);
+        let stop_rx = stop_rx.clone();
+        let worker = std::thread::Builder::new()
+            .name(format!("wstest-worker-{worker_idx}"))
+            .spawn(move || worker(listener, config, stop_rx))
+            .context("starting a worker thread")?;
+        workers.push(worker);
+    }
+    drop(listener);
+    let control = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building the signal runtime")?;
+    control.block_on(shutdown);
+    let _ = stop_tx.send(true);
+    for worker in workers {
+        match worker.join() {
+            Ok(result) => result?,
+            Err(_) => anyhow::bail!("a worker thread panicked"),
+        }
+    }
+    Ok(())
+}
+
+/// One worker: a current-thread runtime accepting and serving connections until told to stop.
+fn worker(
+    listener: std::net::TcpListener,
+    config: Arc<Config>,
+    mut stop_rx: watch::Receiver<bool>,
+) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building a worker runtime")?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new()).header_read_timeout(config.header_timeout);
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let stream = match accepted {
+                        Ok((stream, _)) => stream,
+                        // Running out of file descriptors or a connection reset before accept
+                        // must not end the server: wait a moment and accept again.
+                        Err(_) => {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        }
+                    };
+                    let activity = Arc::new(AtomicU64::new(0));
+                    let io = TokioIo::new(ActivityIo { inner: stream, activity: Arc::clone(&activity) });
+                    let service = service::Service::new(Arc::clone(&config));
+                    let connection = graceful.watch(http.serve_connection(io, service));
+                    let idle_timeout = config.idle_timeout;
+                    tokio::spawn(async move {
+                        match idle_timeout {
+                            Some(idle) => {
+                                tokio::select! {
+                                    _ = connection => {}
+                                    _ = idle_watchdog(activity, idle) => {}
+                                }
+                            }
+                            None => {
+                                let _ = connection.await;
+                            }
+                        }
+                    });
+                }
+                _ = stop_rx.changed() => break,
+            }
+        }
+        drop(listener);
+        tokio::select! {
+            _ = graceful.shutdown() => {}
+            _ = tokio::time::sleep(config.shutdown_grace) => {}
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// Resolves once a connection has read nothing for a whole `idle` period.
+///
+/// Checked once per period, so an idle connection closes between one and two periods after its
+/// last byte; the read path only bumps a counter.
+async fn idle_watchdog(activity: Arc<AtomicU64>, idle: Duration) {
+    let mut seen = activity.load(Ordering::Relaxed);
+    loop {
+        tokio::time::sleep(idle).await;
+        let now = activity.load(Ordering::Relaxed);
+        if now == seen {
+            return;
+        }
+        seen = now;
+    }
+}
+
+/// A TCP stream that counts the reads that brought data, for the idle watchdog.
+struct ActivityIo {
+    inner: tokio::net::TcpStream,
+    activity: Arc<AtomicU64>,
+}
+
+impl tokio::io::AsyncRead for ActivityIo {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let result = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+impl tokio::io::AsyncWrite for ActivityIo {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}

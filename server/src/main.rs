@@ -1,0 +1,29 @@
+//! wstest-server: parses the command line, binds, and runs the WSTest service until SIGINT or
+//! SIGTERM.
+
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let args = server::config::Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("wstest-server: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &server::config::Args) -> anyhow::Result<()> {
+    let config = args.config()?;
+    let listener = server::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
+    let addr = listener.local_addr()?;
+    eprintln!(
+        "wstest-server listening on http://{addr}/WSTest ({} threads); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml http://{addr}/WSTest",
+        config.n_threads
+    );
+    server::run(listener, config, server::shutdown_signal())
+}

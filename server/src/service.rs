@@ -1,0 +1,173 @@
+//! One HTTP request in, one response out: routing, limits, and the SOAP exchange.
+//!
+//! | request | answer |
+//! |---|---|
+//! | POST to a served path, text/xml | 200 with the response envelope, or 500 with a SOAP fault |
+//! | GET a served path with `?wsdl` | 200 with the WSDL, its address taken from Host |
+//! | another method on a served path | 405 with `Allow: GET, POST` |
+//! | any other path | 404 |
+//! | a body over `--max-body` | 413, before the body is read when its length is declared |
+//! | a Content-Type other than text/xml (or application/xml, or none) | 415 |
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
+use hyper::body::{Body as _, Incoming};
+
+use crate::config::Config;
+
+const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
+const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+
+/// The hyper service of one connection.
+#[derive(Debug, Clone)]
+pub struct Service {
+    config: Arc<Config>,
+}
+
+impl Service {
+    pub fn new(config: Arc<Config>) -> Service {
+        Service { config }
+    }
+}
+
+impl hyper::service::Service<Request<Incoming>> for Service {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        let config = Arc::clone(&self.config);
+        Box::pin(async move { Ok(handle(&config, request).await) })
+    }
+}
+
+/// Answers one request.
+pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    let path = request.uri().path();
+    if !config.paths.iter().any(|served| served.eq_ignore_ascii_case(path)) {
+        return plain(StatusCode::NOT_FOUND, format!("no WSTest service at {path}: POST SOAP requests to /WSTest\n"));
+    }
+    match *request.method() {
+        Method::POST => soap(config, request).await,
+        Method::GET if request.uri().query().is_some_and(|query| query.eq_ignore_ascii_case("wsdl")) => {
+            wsdl(&request)
+        }
+        _ => {
+            let mut response = plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                format!(
+                    "{} is not allowed here: POST a SOAP 1.1 request, or GET {path}?wsdl for the WSDL\n",
+                    request.method()
+                ),
+            );
+            response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST"));
+            response
+        }
+    }
+}
+
+async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    if let Some(refusal) = check_content_type(request.headers().get(CONTENT_TYPE)) {
+        return refusal;
+    }
+    // A declared length over the limit is refused before a byte of the body is read (and so
+    // before hyper sends 100 Continue).
+    if request.body().size_hint().lower() > config.max_body as u64 {
+        return too_large(config);
+    }
+    let (parts, body) = request.into_parts();
+    let body = match Limited::new(body, config.max_body).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => return too_large(config),
+        Err(error) => {
+            let mut response = plain(
+                StatusCode::BAD_REQUEST,
+                format!("the request body could not be read: {error}\n"),
+            );
+            response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+    };
+    let soap_action = parts.headers.get("soapaction").map(HeaderValue::as_bytes);
+    let mut out = Vec::with_capacity(response_capacity(body.len()));
+    let (status, body) = match wstest::respond(soap_action, &body, now(), &mut out) {
+        Ok(_) => (StatusCode::OK, out),
+        Err(fault) => {
+            out.clear();
+            fault.encode(&mut out);
+            (StatusCode::INTERNAL_SERVER_ERROR, out)
+        }
+    };
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
+    response
+}
+
+/// A first guess at the response size, so that most responses are written without regrowing
+/// the buffer: echoes are about as large as their request, GetOrder much larger.
+fn response_capacity(request_len: usize) -> usize {
+    (request_len + 512).max(8 * 1024)
+}
+
+fn now() -> wstest::DateTime {
+    let unix_millis = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX));
+    wstest::DateTime { unix_millis }
+}
+
+/// SOAP 1.1 travels as text/xml. application/xml and a missing type are taken too, since some
+/// clients send them; anything else, SOAP 1.2's application/soap+xml included, is refused.
+fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Bytes>>> {
+    let value = value?;
+    let media_type = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
+    if media_type.eq_ignore_ascii_case(b"text/xml") || media_type.eq_ignore_ascii_case(b"application/xml") {
+        return None;
+    }
+    let shown = String::from_utf8_lossy(value.as_bytes());
+    let hint = if media_type.eq_ignore_ascii_case(b"application/soap+xml") {
+        "application/soap+xml is SOAP 1.2; this service speaks SOAP 1.1, which is sent as text/xml"
+    } else {
+        "SOAP 1.1 requests are sent as text/xml (with ab: -T 'text/xml; charset=utf-8')"
+    };
+    Some(plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("Content-Type {shown:?} is not supported: {hint}\n")))
+}
+
+fn too_large(config: &Config) -> Response<Full<Bytes>> {
+    let mut response = plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body is larger than this server's limit of {} bytes (--max-body)\n", config.max_body),
+    );
+    // The rest of the body is never read, so the connection cannot carry another request.
+    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+fn wsdl(request: &Request<Incoming>) -> Response<Full<Bytes>> {
+    let host = request
+        .headers()
+        .get(HOST)
+        .and_then(|host| host.to_str().ok())
+        .or_else(|| request.uri().authority().map(|authority| authority.as_str()))
+        .unwrap_or("localhost:8082");
+    let address = format!("http://{host}{}", request.uri().path());
+    let mut response = Response::new(Full::new(Bytes::from(wstest::wsdl::wsdl(&address))));
+    response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
+    response
+}
+
+fn plain(status: StatusCode, text: String) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from(text)));
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, TEXT_PLAIN);
+    response
+}

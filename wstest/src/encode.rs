@@ -1,0 +1,328 @@
+//! The encoder: writes requests and responses straight into one `Vec<u8>`.
+//!
+//! Element names are byte literals and values are formatted in place (itoa, ryu, base64), so a
+//! response costs a handful of `memcpy`s per element and no intermediate strings.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
+use crate::envelope::{ENVELOPE_CLOSE, ENVELOPE_OPEN, XMLNS_WSTEST};
+use crate::model::{Address, Customer, DateTime, LineItem, Order, Synthetic, TestStruct};
+use crate::operation::{Request, Response};
+
+/// Appends the SOAP 1.1 envelope of a request to `out`.
+pub fn encode_request(request: &Request<'_>, out: &mut Vec<u8>) {
+    let op = request.operation();
+    open_payload(out, op.name());
+    match request {
+        Request::EchoVoid => {}
+        Request::EchoStruct(items) => write_structs(out, b"array", items),
+        Request::EchoList(nodes) => write_nodes(out, b"list", nodes),
+        Request::EchoSynthetic(synth) => write_synthetic(out, b"synth", synth.as_ref()),
+        Request::GetOrder(params) => {
+            write_int(out, b"orderId", params.order_id);
+            write_int(out, b"customerId", params.customer_id);
+            write_int(out, b"messageSize", params.message_size);
+        }
+    }
+    close_payload(out, op.name());
+}
+
+/// Appends the SOAP 1.1 envelope of a response to `out`.
+pub fn encode_response(response: &Response<'_>, out: &mut Vec<u8>) {
+    let op = response.operation();
+    open_payload(out, op.response_element());
+    match response {
+        Response::EchoVoid => {}
+        Response::EchoStruct(items) => write_structs(out, b"EchoStructResult", items),
+        Response::EchoList(nodes) => write_nodes(out, b"EchoListResult", nodes),
+        Response::EchoSynthetic(synth) => {
+            write_synthetic(out, b"EchoSyntheticResult", synth.as_ref());
+        }
+        Response::GetOrder(order) => write_order(out, b"GetOrderResult", order),
+    }
+    close_payload(out, op.response_element());
+}
+
+fn open_payload(out: &mut Vec<u8>, name: &str) {
+    out.extend_from_slice(ENVELOPE_OPEN);
+    out.push(b'<');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(XMLNS_WSTEST);
+    out.push(b'>');
+}
+
+fn close_payload(out: &mut Vec<u8>, name: &str) {
+    end(out, name.as_bytes());
+    out.extend_from_slice(ENVELOPE_CLOSE);
+}
+
+fn write_structs(out: &mut Vec<u8>, name: &[u8], items: &[TestStruct<'_>]) {
+    start(out, name);
+    for item in items {
+        write_struct(out, b"l", item);
+    }
+    end(out, name);
+}
+
+/// Writes a `TestNode` chain: every node opens, then nests the next one in `Next`, and all close
+/// together at the end. A loop, not recursion, whatever the depth.
+fn write_nodes(out: &mut Vec<u8>, name: &[u8], nodes: &[TestStruct<'_>]) {
+    let Some((first, rest)) = nodes.split_first() else {
+        return;
+    };
+    start(out, name);
+    write_struct_fields(out, first);
+    for node in rest {
+        out.extend_from_slice(b"<Next>");
+        write_struct_fields(out, node);
+    }
+    for _ in rest {
+        out.extend_from_slice(b"</Next>");
+    }
+    end(out, name);
+}
+
+fn write_struct(out: &mut Vec<u8>, name: &[u8], item: &TestStruct<'_>) {
+    start(out, name);
+    write_struct_fields(out, item);
+    end(out, name);
+}
+
+fn write_struct_fields(out: &mut Vec<u8>, item: &TestStruct<'_>) {
+    write_int(out, b"i", item.i);
+    match item.f {
+        Some(f) => write_float(out, b"f", f),
+        None => write_nil(out, b"f"),
+    }
+    match &item.s {
+        Some(s) => write_str(out, b"s", s),
+        None => write_nil(out, b"s"),
+    }
+}
+
+fn write_synthetic(out: &mut Vec<u8>, name: &[u8], synth: Option<&Synthetic<'_>>) {
+    let Some(synth) = synth else {
+        return;
+    };
+    start(out, name);
+    if let Some(strng) = &synth.strng {
+        write_str(out, b"Strng", strng);
+    }
+    if let Some(strct) = &synth.strct {
+        write_struct(out, b"Strct", strct);
+    }
+    if let Some(barray) = &synth.barray {
+        start(out, b"Barray");
+        write_base64(out, barray);
+        end(out, b"Barray");
+    }
+    end(out, name);
+}
+
+fn write_order(out: &mut Vec<u8>, name: &[u8], order: &Order<'_>) {
+    start(out, name);
+    write_int(out, b"OrderId", order.order_id);
+    write_int(out, b"OrderStatus", order.order_status);
+    write_date_time(out, b"OrderDate", order.order_date);
+    write_float(out, b"OrderTotalAmount", order.order_total_amount);
+    write_customer(out, &order.customer);
+    start(out, b"LineItems");
+    for item in &order.line_items {
+        match item {
+            Some(item) => write_line_item(out, item),
+            None => write_nil(out, b"LineItem"),
+        }
+    }
+    end(out, b"LineItems");
+    end(out, name);
+}
+
+fn write_customer(out: &mut Vec<u8>, customer: &Customer<'_>) {
+    start(out, b"Customer");
+    write_int(out, b"CustomerId", customer.customer_id);
+    write_str(out, b"ContactFirstName", &customer.contact_first_name);
+    write_str(out, b"ContactLastName", &customer.contact_last_name);
+    write_str(out, b"ContactPhone", &customer.contact_phone);
+    write_date_time(out, b"LastActivityDate", customer.last_activity_date);
+    write_str(out, b"CreditCardNumber", &customer.credit_card_number);
+    write_str(out, b"CreditCardExpirationDate", &customer.credit_card_expiration_date);
+    write_address(out, b"BillingAddress", &customer.billing_address);
+    write_address(out, b"ShippingAddress", &customer.shipping_address);
+    end(out, b"Customer");
+}
+
+fn write_address(out: &mut Vec<u8>, name: &[u8], address: &Address<'_>) {
+    start(out, name);
+    write_str(out, b"FirstName", &address.first_name);
+    write_str(out, b"LastName", &address.last_name);
+    write_str(out, b"Address1", &address.address1);
+    write_str(out, b"Address2", &address.address2);
+    write_str(out, b"City", &address.city);
+    write_str(out, b"State", &address.state);
+    write_str(out, b"Zip", &address.zip);
+    end(out, name);
+}
+
+fn write_line_item(out: &mut Vec<u8>, item: &LineItem<'_>) {
+    start(out, b"LineItem");
+    write_int(out, b"OrderId", item.order_id);
+    write_int(out, b"ItemId", item.item_id);
+    write_int(out, b"ProductId", item.product_id);
+    write_str(out, b"ProductDescription", &item.product_description);
+    write_int(out, b"OrderQuantity", item.order_quantity);
+    write_float(out, b"UnitPrice", item.unit_price);
+    end(out, b"LineItem");
+}
+
+#[inline]
+fn start(out: &mut Vec<u8>, name: &[u8]) {
+    out.push(b'<');
+    out.extend_from_slice(name);
+    out.push(b'>');
+}
+
+#[inline]
+fn end(out: &mut Vec<u8>, name: &[u8]) {
+    out.extend_from_slice(b"</");
+    out.extend_from_slice(name);
+    out.push(b'>');
+}
+
+fn write_nil(out: &mut Vec<u8>, name: &[u8]) {
+    out.push(b'<');
+    out.extend_from_slice(name);
+    out.extend_from_slice(b" xsi:nil=\"true\"/>");
+}
+
+fn write_int(out: &mut Vec<u8>, name: &[u8], value: i32) {
+    start(out, name);
+    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+    end(out, name);
+}
+
+fn write_float(out: &mut Vec<u8>, name: &[u8], value: f32) {
+    start(out, name);
+    out.extend_from_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
+    end(out, name);
+}
+
+fn write_str(out: &mut Vec<u8>, name: &[u8], value: &str) {
+    start(out, name);
+    write_text(out, value);
+    end(out, name);
+}
+
+fn write_date_time(out: &mut Vec<u8>, name: &[u8], value: DateTime) {
+    start(out, name);
+    write_date_time_value(out, value);
+    end(out, name);
+}
+
+/// Formats an xsd:float: the shortest text that reads back to the same bits, with xsd's `INF`,
+/// `-INF` and `NaN` where Rust would write `inf`.
+pub(crate) fn format_float(buffer: &mut ryu::Buffer, value: f32) -> &str {
+    if value.is_nan() {
+        "NaN"
+    } else if value == f32::INFINITY {
+        "INF"
+    } else if value == f32::NEG_INFINITY {
+        "-INF"
+    } else {
+        buffer.format_finite(value)
+    }
+}
+
+/// Appends `text` with the characters that XML text cannot hold literally escaped.
+///
+/// `\r` is written as a character reference, because a parser would otherwise fold `\r\n` into
+/// `\n` and the echo would not be exact.
+pub(crate) fn write_text(out: &mut Vec<u8>, text: &str) {
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    for (idx, &byte) in bytes.iter().enumerate() {
+        let escaped: &[u8] = match byte {
+            b'<' => b"&lt;",
+            b'>' => b"&gt;",
+            b'&' => b"&amp;",
+            b'\r' => b"&#13;",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[copied..idx]);
+        out.extend_from_slice(escaped);
+        copied = idx + 1;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+}
+
+fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    let at = out.len();
+    let n_chars = bytes.len().div_ceil(3) * 4;
+    out.resize(at + n_chars, 0);
+    let written = BASE64
+        .encode_slice(bytes, &mut out[at..])
+        .expect("the buffer was sized for the encoded length");
+    out.truncate(at + written);
+}
+
+/// Writes an instant as xsd:dateTime in UTC with milliseconds: `2026-12-02T11:45:53.000Z`.
+pub(crate) fn write_date_time_value(out: &mut Vec<u8>, value: DateTime) {
+    let millis = value.unix_millis.rem_euclid(1000);
+    let secs = value.unix_millis.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let secs_of_day = secs.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    let mut itoa_buf = itoa::Buffer::new();
+    if (0..10_000).contains(&year) {
+        push_digits(out, year as u32, 4);
+    } else {
+        out.extend_from_slice(itoa_buf.format(year).as_bytes());
+    }
+    out.push(b'-');
+    push_digits(out, month, 2);
+    out.push(b'-');
+    push_digits(out, day, 2);
+    out.push(b'T');
+    push_digits(out, (secs_of_day / 3600) as u32, 2);
+    out.push(b':');
+    push_digits(out, (secs_of_day / 60 % 60) as u32, 2);
+    out.push(b':');
+    push_digits(out, (secs_of_day % 60) as u32, 2);
+    // Always three digits of milliseconds: a response whose length changes with the clock would
+    // count as a "Length" failure in ab.
+    out.push(b'.');
+    push_digits(out, millis as u32, 3);
+    out.push(b'Z');
+}
+
+fn push_digits(out: &mut Vec<u8>, value: u32, width: u32) {
+    for power in (0..width).rev() {
+        out.push(b'0' + (value / 10u32.pow(power) % 10) as u8);
+    }
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after Howard Hinnant's
+/// `civil_from_days`.
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A proleptic Gregorian date to days since 1970-01-01, the inverse of [`civil_from_days`].
+pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let yoe = year.rem_euclid(400);
+    let month = i64::from(month);
+    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}

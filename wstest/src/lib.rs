@@ -1,0 +1,63 @@
+//! The WSTest SOAP 1.1 service, sans IO: bytes in, bytes out.
+//!
+//! No sockets, no files, no clock: the caller passes the request body, the SOAPAction header and
+//! the current time, and gets the response envelope written into its own buffer.
+//! Nothing here panics on input; every bad request becomes a [`Fault`].
+//!
+//! # Map
+//! - [`model`]: the data types of `wstest.xsd` (`TestStruct`, `Synthetic`, `Order`, `LineItem`…).
+//! - [`operation`]: the five operations, their SOAPActions, request and response messages, and
+//!   the GetOrder generator.
+//! - [`decode`]: the streaming quick-xml decoder, for requests and responses.
+//! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
+//! - [`envelope`]: namespaces and the SOAP envelope framing.
+//! - [`fault`]: SOAP 1.1 faults.
+//! - [`wsdl`]: this service's WSDL, with its address filled in.
+//! - [`post_files`]: the request bodies for ab and loadgen, and their manifest.
+
+pub mod decode;
+pub mod encode;
+pub mod envelope;
+pub mod fault;
+pub mod model;
+pub mod operation;
+pub mod post_files;
+pub mod wsdl;
+
+pub use decode::{Reply, decode_request, decode_response};
+pub use encode::{encode_request, encode_response};
+pub use fault::{Fault, FaultCode};
+pub use model::DateTime;
+pub use operation::{Operation, Request, Response};
+
+/// Answers one SOAP request: decodes `body`, runs the operation, and appends the response envelope
+/// to `out`.
+///
+/// `soap_action` is the raw SOAPAction header, if the request had one; when it names an operation
+/// the Body must agree. `now` stamps GetOrder's dates.
+/// On `Err`, `out` is left as it was and the caller sends the fault (see [`Fault::encode`]).
+pub fn respond(
+    soap_action: Option<&[u8]>,
+    body: &[u8],
+    now: DateTime,
+    out: &mut Vec<u8>,
+) -> Result<Operation, Fault> {
+    let action = match soap_action {
+        Some(value) => Operation::from_soap_action(value)?,
+        None => None,
+    };
+    let request = decode_request(body, action)?;
+    let op = request.operation();
+    match request {
+        Request::EchoVoid => encode_response(&Response::EchoVoid, out),
+        Request::EchoStruct(items) => encode_response(&Response::EchoStruct(items), out),
+        Request::EchoList(nodes) => encode_response(&Response::EchoList(nodes), out),
+        Request::EchoSynthetic(synth) => encode_response(&Response::EchoSynthetic(synth), out),
+        Request::GetOrder(params) => {
+            let description = params.product_description();
+            let order = params.generate(now, &description);
+            encode_response(&Response::GetOrder(order), out);
+        }
+    }
+    Ok(op)
+}
