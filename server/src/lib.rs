@@ -136,20 +136,19 @@ fn worker(
                     let io = TokioIo::new(ActivityIo { inner: stream, activity: Arc::clone(&activity) });
                     let service = service::Service::new(Arc::clone(&config));
                     let connection = graceful.watch(http.serve_connection(io, service));
-                    let idle_timeout = config.idle_timeout;
-                    tokio::spawn(async move {
-                        match idle_timeout {
-                            Some(idle) => {
-                                tokio::select! {
-                                    _ = connection => {}
-                                    _ = idle_watchdog(activity, idle) => {}
-                                }
-                            }
-                            None => {
-                                let _ = connection.await;
-                            }
-                        }
+                    let task = tokio::spawn(async move {
+                        let _ = connection.await;
                     });
+                    if let Some(idle) = config.idle_timeout {
+                        // A task of its own, so that its timer is not polled on every request.
+                        let abort = task.abort_handle();
+                        tokio::spawn(async move {
+                            tokio::select! {
+                                _ = idle_watchdog(activity, idle) => abort.abort(),
+                                _ = task => {}
+                            }
+                        });
+                    }
                 }
                 _ = stop_rx.changed() => break,
             }
@@ -163,7 +162,8 @@ fn worker(
     })
 }
 
-/// Resolves once a connection has read nothing for a whole `idle` period.
+/// Resolves once a connection has read nothing for a whole `idle` period; the connection's task
+/// is then aborted, which closes its socket.
 ///
 /// Checked once per period, so an idle connection closes between one and two periods after its
 /// last byte; the read path only bumps a counter.

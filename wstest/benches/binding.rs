@@ -33,12 +33,22 @@ fn main() {
         let decode_ns = time_it(|| {
             black_box(wstest::decode_request(black_box(&body), None).is_ok());
         });
+        let quick_ns = time_it(|| {
+            black_box(
+                wstest::decode::decode_request_with(
+                    wstest::decode::LexerChoice::QuickXml,
+                    black_box(&body),
+                    None,
+                )
+                .is_ok(),
+            );
+        });
         let request = wstest::decode_request(&body, None).unwrap();
         let encode_ns = time_it(|| {
             out.clear();
             wstest::encode_request(black_box(&request), &mut out);
         });
-        println!("   decode {decode_ns:.0} encode {encode_ns:.0}");
+        println!("   decode {decode_ns:.0} (quick-xml alone {quick_ns:.0}) encode {encode_ns:.0}");
         println!("{:<22} {:>8} {:>10} {:>12.0}", file.name, body.len(), out.len(), per_call);
     }
 }

@@ -8,7 +8,9 @@
 //! - [`model`]: the data types of `wstest.xsd` (`TestStruct`, `Synthetic`, `Order`, `LineItem`…).
 //! - [`operation`]: the five operations, their SOAPActions, request and response messages, and
 //!   the GetOrder generator.
-//! - [`decode`]: the streaming quick-xml decoder, for requests and responses.
+//! - [`decode`]: the streaming decoder, for requests and responses.
+//! - `lexer`, `fast_lexer`: the token streams it reads: quick-xml's, and a fast one for plain XML
+//!   that hands anything else to quick-xml.
 //! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.
@@ -18,7 +20,9 @@
 pub mod decode;
 pub mod encode;
 pub mod envelope;
+mod fast_lexer;
 pub mod fault;
+mod lexer;
 pub mod model;
 pub mod operation;
 pub mod post_files;

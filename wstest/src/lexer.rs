@@ -1,0 +1,226 @@
+//! The token stream the decoder reads, and its quick-xml implementation.
+//!
+//! The decoder sees XML as start tags (already resolved to a namespace, with `xsi:nil` read),
+//! end tags, joined and unescaped text, and the end of input.
+//! Two lexers produce it: [`crate::fast_lexer`], which reads the plain XML that SOAP clients send
+//! at memory speed and gives up on anything else, and [`QuickXmlLexer`], quick-xml's full parser,
+//! which reads everything XML allows and says precisely what is wrong with what it refuses.
+
+use std::borrow::Cow;
+
+use quick_xml::events::Event;
+use quick_xml::name::ResolveResult;
+use quick_xml::reader::NsReader;
+
+use crate::envelope::{NS_SOAP11, NS_SOAP12, NS_WSTEST, NS_XSI};
+
+/// The namespaces the decoder tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ns {
+    Soap11,
+    Soap12,
+    WsTest,
+    /// XML Schema instance, for `xsi:nil`.
+    Xsi,
+    /// No namespace: no prefix and no default namespace in scope.
+    None,
+    Other,
+}
+
+impl Ns {
+    pub(crate) fn of_uri(uri: &str) -> Ns {
+        match uri {
+            NS_WSTEST => Ns::WsTest,
+            NS_SOAP11 => Ns::Soap11,
+            NS_SOAP12 => Ns::Soap12,
+            NS_XSI => Ns::Xsi,
+            "" => Ns::None,
+            _ => Ns::Other,
+        }
+    }
+}
+
+/// A start tag.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Tag<'i> {
+    pub(crate) local: Cow<'i, str>,
+    pub(crate) ns: Ns,
+    /// `<x/>`: no End token follows.
+    pub(crate) empty: bool,
+    /// `xsi:nil="true"` or `"1"`.
+    pub(crate) nil: bool,
+    /// `soap:mustUnderstand="1"`, which matters on Header entries.
+    pub(crate) must_understand: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Token<'i> {
+    Start(Tag<'i>),
+    End,
+    /// Character data, with references resolved and CDATA sections and adjacent runs joined.
+    Text(Cow<'i, str>),
+    Eof,
+}
+
+/// Why a lexer stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum LexError {
+    /// The fast lexer met something it does not read; quick-xml must.
+    Unsupported,
+    /// The input is not well-formed XML; the message says what and where.
+    Malformed(String),
+}
+
+pub(crate) trait Lexer<'i> {
+    fn next_token(&mut self) -> Result<Token<'i>, LexError>;
+    /// The byte offset reached, for messages.
+    fn position(&self) -> u64;
+}
+
+/// quick-xml's namespace-aware reader, adapted to [`Token`]s.
+pub(crate) struct QuickXmlLexer<'i> {
+    reader: NsReader<&'i [u8]>,
+    /// A token read while joining text, to be returned next.
+    peeked: Option<Token<'i>>,
+}
+
+impl<'i> QuickXmlLexer<'i> {
+    pub(crate) fn new(xml: &'i [u8]) -> QuickXmlLexer<'i> {
+        let mut reader = NsReader::from_reader(xml);
+        let config = reader.config_mut();
+        config.check_end_names = true;
+        config.check_comments = true;
+        QuickXmlLexer { reader, peeked: None }
+    }
+
+    fn malformed(&self, what: impl std::fmt::Display) -> LexError {
+        LexError::Malformed(format!("{what} (at byte {})", self.reader.buffer_position()))
+    }
+}
+
+impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
+    fn next_token(&mut self) -> Result<Token<'i>, LexError> {
+        if let Some(token) = self.peeked.take() {
+            return Ok(token);
+        }
+        let mut text: Option<Cow<'i, str>> = None;
+        loop {
+            let (ns, event) = match self.reader.read_resolved_event() {
+                Ok((resolved, event)) => (classify(resolved), event),
+                Err(error) => {
+                    let at = self.reader.error_position();
+                    return Err(LexError::Malformed(match error {
+                        quick_xml::Error::Encoding(_) => {
+                            format!("the message is not valid UTF-8 (at byte {at})")
+                        }
+                        other => format!("malformed XML: {other} (at byte {at})"),
+                    }));
+                }
+            };
+            let ns = ns.map_err(|prefix| {
+                self.malformed(format!("namespace prefix {prefix:?} is used but never declared"))
+            })?;
+            let token = match event {
+                Event::Text(chunk) => {
+                    join(&mut text, chunk.xml10_content());
+                    continue;
+                }
+                Event::CData(chunk) => {
+                    join(&mut text, chunk.xml10_content());
+                    continue;
+                }
+                Event::GeneralRef(reference) => {
+                    let resolved = match reference.resolve_char_ref() {
+                        Ok(Some(ch)) => ch,
+                        Ok(None) => {
+                            let name = reference.xml10_content();
+                            let Some(value) = quick_xml::escape::resolve_predefined_entity(&name)
+                            else {
+                                return Err(self.malformed(format!(
+                                    "unknown entity &{name};: only the five predefined XML entities are allowed"
+                                )));
+                            };
+                            value.chars().next().unwrap_or_default()
+                        }
+                        Err(error) => {
+                            return Err(self.malformed(format!("bad character reference: {error}")));
+                        }
+                    };
+                    if !is_xml_char(resolved) {
+                        return Err(self.malformed(format!(
+                            "a character reference to U+{:04X}, which XML 1.0 does not allow",
+                            u32::from(resolved)
+                        )));
+                    }
+                    text.get_or_insert_with(|| Cow::Borrowed("")).to_mut().push(resolved);
+                    continue;
+                }
+                Event::Comment(_) | Event::PI(_) | Event::Decl(_) => continue,
+                Event::DocType(_) => {
+                    return Err(self.malformed(
+                        "a DOCTYPE declaration is not allowed in a SOAP message (SOAP 1.1 section 3)",
+                    ));
+                }
+                Event::Start(ref start) | Event::Empty(ref start) => {
+                    let empty = matches!(event, Event::Empty(_));
+                    let (mut nil, mut must_understand) = (false, false);
+                    if !start.attributes_raw().trim_ascii().is_empty() {
+                        for attr in start.attributes() {
+                            let attr = attr.map_err(|error| {
+                                self.malformed(format!("malformed attribute: {error}"))
+                            })?;
+                            let (attr_ns, local) =
+                                self.reader.resolver().resolve_attribute(attr.key);
+                            let attr_ns = classify(attr_ns).map_err(|prefix| {
+                                self.malformed(format!(
+                                    "namespace prefix {prefix:?} is used but never declared"
+                                ))
+                            })?;
+                            let value = attr.value.trim_matches([' ', '\t', '\r', '\n']);
+                            match (attr_ns, local.as_ref()) {
+                                (Ns::Xsi, "nil") => nil = matches!(value, "true" | "1"),
+                                (Ns::Soap11, "mustUnderstand") => must_understand = value == "1",
+                                _ => {}
+                            }
+                        }
+                    }
+                    let local = start.local_name().as_ref().to_owned();
+                    Token::Start(Tag { local: Cow::Owned(local), ns, empty, nil, must_understand })
+                }
+                Event::End(_) => Token::End,
+                Event::Eof => Token::Eof,
+            };
+            return Ok(match text {
+                Some(text) => {
+                    self.peeked = Some(token);
+                    Token::Text(text)
+                }
+                None => token,
+            });
+        }
+    }
+
+    fn position(&self) -> u64 {
+        self.reader.buffer_position()
+    }
+}
+
+fn classify(resolved: ResolveResult<'_>) -> Result<Ns, String> {
+    match resolved {
+        ResolveResult::Bound(ns) => Ok(Ns::of_uri(ns.into_inner())),
+        ResolveResult::Unbound => Ok(Ns::None),
+        ResolveResult::Unknown(prefix) => Err(prefix),
+    }
+}
+
+fn join<'i>(text: &mut Option<Cow<'i, str>>, chunk: Cow<'i, str>) {
+    match text {
+        None => *text = Some(chunk),
+        Some(text) => text.to_mut().push_str(&chunk),
+    }
+}
+
+/// The characters XML 1.0 allows in a document.
+pub(crate) fn is_xml_char(ch: char) -> bool {
+    matches!(ch, '\t' | '\n' | '\r' | ' '..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
