@@ -7,8 +7,12 @@ use clap::Parser;
 
 /// The paths served by default, matched without regard to case: the ones WSTest clients of
 /// every lineage post to.
-pub const DEFAULT_PATHS: [&str; 4] =
-    ["/WSTest", "/wstest-soap", "/WSTest/services/TestServiceSoap", "/WSTest/TestService.asmx"];
+pub const DEFAULT_PATHS: [&str; 4] = [
+    "/WSTest",
+    "/wstest-soap",
+    "/WSTest/services/TestServiceSoap",
+    "/WSTest/TestService.asmx",
+];
 
 /// wstest-server: the WSTest SOAP 1.1 benchmark service (EchoVoid, EchoStruct, EchoList,
 /// EchoSynthetic, GetOrder) on hyper.
@@ -56,7 +60,10 @@ impl Default for Config {
             max_body: 4 * 1024 * 1024,
             header_timeout: Some(Duration::from_secs(30)),
             idle_timeout: Some(Duration::from_secs(60)),
-            paths: DEFAULT_PATHS.iter().map(|path| path.to_ascii_lowercase()).collect(),
+            paths: DEFAULT_PATHS
+                .iter()
+                .map(|path| path.to_ascii_lowercase())
+                .collect(),
             shutdown_grace: Duration::from_secs(10),
         }
     }

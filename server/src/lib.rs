@@ -46,13 +46,11 @@ pub async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        {
-            Ok(term) => term,
-            Err(_) => {
-                let _ = ctrl_c.await;
-                return;
-            }
+        let Ok(mut term) =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        else {
+            let _ = ctrl_c.await;
+            return;
         };
         tokio::select! {
             _ = ctrl_c => {}
@@ -80,7 +78,9 @@ pub fn run(
     let config = Arc::new(config);
     let mut workers = Vec::with_capacity(config.n_threads);
     for worker_idx in 0..config.n_threads {
-        let listener = listener.try_clone().context("cloning the listening socket")?;
+        let listener = listener
+            .try_clone()
+            .context("cloning the listening socket")?;
         let config = Arc::clone(&config);
         let stop_rx = stop_rx.clone();
         let worker = std::thread::Builder::new()
@@ -123,14 +123,11 @@ fn worker(
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
-                        // Running out of file descriptors or a connection reset before accept
-                        // must not end the server: wait a moment and accept again.
-                        Err(_) => {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                            continue;
-                        }
+                    // Running out of file descriptors or a connection reset before accept
+                    // must not end the server: wait a moment and accept again.
+                    let Ok((stream, _)) = accepted else {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        continue;
                     };
                     let activity = Arc::new(AtomicU64::new(0));
                     let io = TokioIo::new(ActivityIo { inner: stream, activity: Arc::clone(&activity) });

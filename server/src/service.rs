@@ -52,12 +52,24 @@ impl hyper::service::Service<Request<Incoming>> for Service {
 /// Answers one request.
 pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Full<Bytes>> {
     let path = request.uri().path();
-    if !config.paths.iter().any(|served| served.eq_ignore_ascii_case(path)) {
-        return plain(StatusCode::NOT_FOUND, format!("no WSTest service at {path}: POST SOAP requests to /WSTest\n"));
+    if !config
+        .paths
+        .iter()
+        .any(|served| served.eq_ignore_ascii_case(path))
+    {
+        return plain(
+            StatusCode::NOT_FOUND,
+            format!("no WSTest service at {path}: POST SOAP requests to /WSTest\n"),
+        );
     }
     match *request.method() {
         Method::POST => soap(config, request).await,
-        Method::GET if request.uri().query().is_some_and(|query| query.eq_ignore_ascii_case("wsdl")) => {
+        Method::GET
+            if request
+                .uri()
+                .query()
+                .is_some_and(|query| query.eq_ignore_ascii_case("wsdl")) =>
+        {
             wsdl(&request)
         }
         _ => {
@@ -68,7 +80,9 @@ pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Ful
                     request.method()
                 ),
             );
-            response.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, POST"));
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("GET, POST"));
             response
         }
     }
@@ -86,13 +100,17 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Byte
     let (parts, body) = request.into_parts();
     let body = match Limited::new(body, config.max_body).collect().await {
         Ok(collected) => collected.to_bytes(),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => return too_large(config),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            return too_large(config);
+        }
         Err(error) => {
             let mut response = plain(
                 StatusCode::BAD_REQUEST,
                 format!("the request body could not be read: {error}\n"),
             );
-            response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
             return response;
         }
     };
@@ -121,7 +139,9 @@ fn response_capacity(request_len: usize) -> usize {
 fn now() -> wstest::DateTime {
     let unix_millis = SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX));
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        });
     wstest::DateTime { unix_millis }
 }
 
@@ -129,8 +149,15 @@ fn now() -> wstest::DateTime {
 /// clients send them; anything else, SOAP 1.2's application/soap+xml included, is refused.
 fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Bytes>>> {
     let value = value?;
-    let media_type = value.as_bytes().split(|&b| b == b';').next().unwrap_or_default().trim_ascii();
-    if media_type.eq_ignore_ascii_case(b"text/xml") || media_type.eq_ignore_ascii_case(b"application/xml") {
+    let media_type = value
+        .as_bytes()
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    if media_type.eq_ignore_ascii_case(b"text/xml")
+        || media_type.eq_ignore_ascii_case(b"application/xml")
+    {
         return None;
     }
     let shown = String::from_utf8_lossy(value.as_bytes());
@@ -139,16 +166,24 @@ fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Bytes
     } else {
         "SOAP 1.1 requests are sent as text/xml (with ab: -T 'text/xml; charset=utf-8')"
     };
-    Some(plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("Content-Type {shown:?} is not supported: {hint}\n")))
+    Some(plain(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        format!("Content-Type {shown:?} is not supported: {hint}\n"),
+    ))
 }
 
 fn too_large(config: &Config) -> Response<Full<Bytes>> {
     let mut response = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!("the request body is larger than this server's limit of {} bytes (--max-body)\n", config.max_body),
+        format!(
+            "the request body is larger than this server's limit of {} bytes (--max-body)\n",
+            config.max_body
+        ),
     );
     // The rest of the body is never read, so the connection cannot carry another request.
-    response.headers_mut().insert(CONNECTION, HeaderValue::from_static("close"));
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
     response
 }
 
@@ -157,7 +192,12 @@ fn wsdl(request: &Request<Incoming>) -> Response<Full<Bytes>> {
         .headers()
         .get(HOST)
         .and_then(|host| host.to_str().ok())
-        .or_else(|| request.uri().authority().map(|authority| authority.as_str()))
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.as_str())
+        })
         .unwrap_or("localhost:8082");
     let address = format!("http://{host}{}", request.uri().path());
     let mut response = Response::new(Full::new(Bytes::from(wstest::wsdl::wsdl(&address))));

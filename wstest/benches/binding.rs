@@ -13,9 +13,14 @@ fn main() {
         raw_scan();
         return;
     }
-    let now = DateTime { unix_millis: 1_764_676_800_000 };
+    let now = DateTime {
+        unix_millis: 1_764_676_800_000,
+    };
     let mut out = Vec::with_capacity(64 * 1024);
-    println!("{:<22} {:>8} {:>10} {:>12}", "post file", "bytes", "resp bytes", "ns/respond");
+    println!(
+        "{:<22} {:>8} {:>10} {:>12}",
+        "post file", "bytes", "resp bytes", "ns/respond"
+    );
     for file in wstest::post_files::all() {
         let body = file.body();
         let action = file.operation.soap_action().as_bytes();
@@ -49,7 +54,13 @@ fn main() {
             wstest::encode_request(black_box(&request), &mut out);
         });
         println!("   decode {decode_ns:.0} (quick-xml alone {quick_ns:.0}) encode {encode_ns:.0}");
-        println!("{:<22} {:>8} {:>10} {:>12.0}", file.name, body.len(), out.len(), per_call);
+        println!(
+            "{:<22} {:>8} {:>10} {:>12.0}",
+            file.name,
+            body.len(),
+            out.len(),
+            per_call
+        );
     }
 }
 
@@ -85,7 +96,11 @@ pub fn raw_scan() {
             }
             n += 100;
         }
-        println!("raw {:<22} {:>8.0} ns", file.name, started.elapsed().as_nanos() as f64 / n as f64);
+        println!(
+            "raw {:<22} {:>8.0} ns",
+            file.name,
+            started.elapsed().as_nanos() as f64 / n as f64
+        );
         let mut n = 0u64;
         let started = Instant::now();
         while started.elapsed() < Duration::from_millis(300) {
@@ -102,6 +117,10 @@ pub fn raw_scan() {
             }
             n += 100;
         }
-        println!("ns  {:<22} {:>8.0} ns", file.name, started.elapsed().as_nanos() as f64 / n as f64);
+        println!(
+            "ns  {:<22} {:>8.0} ns",
+            file.name,
+            started.elapsed().as_nanos() as f64 / n as f64
+        );
     }
 }

@@ -27,9 +27,13 @@ use crate::operation::{Operation, Request, Response};
 ///
 /// Each node nests one level deeper; past this count the message is refused with a Client fault
 /// rather than held in memory.
+/// Messages that only quick-xml reads (those with comments, CDATA or a DOCTYPE, see
+/// [`crate::lexer`]) are further limited by quick-xml to 65,535 levels of nesting in all.
 pub const MAX_LIST_NODES: usize = 100_000;
 
 /// A decoded response: the operation's answer, or the fault the service sent instead.
+// Like `Response`, built once per message and not stored in bulk.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply<'a> {
     Response(Response<'a>),
@@ -69,7 +73,9 @@ pub fn decode_request_with(
             other => return other.map_err(DecodeError::into_fault),
         }
     }
-    Decoder::new(QuickXmlLexer::new(xml)).request(soap_action).map_err(DecodeError::into_fault)
+    Decoder::new(QuickXmlLexer::new(xml))
+        .request(soap_action)
+        .map_err(DecodeError::into_fault)
 }
 
 /// Decodes a response envelope, as a client reads it.
@@ -83,7 +89,9 @@ pub fn decode_response(xml: &[u8]) -> Result<Reply<'_>, Fault> {
             other => return other.map_err(DecodeError::into_fault),
         }
     }
-    Decoder::new(QuickXmlLexer::new(xml)).response().map_err(DecodeError::into_fault)
+    Decoder::new(QuickXmlLexer::new(xml))
+        .response()
+        .map_err(DecodeError::into_fault)
 }
 
 /// Why decoding stopped: a fault to answer with, or the fast lexer giving up.
@@ -127,7 +135,11 @@ struct Params {
     synth: &'static str,
 }
 
-const REQUEST_PARAMS: Params = Params { array: "array", list: "list", synth: "synth" };
+const REQUEST_PARAMS: Params = Params {
+    array: "array",
+    list: "list",
+    synth: "synth",
+};
 const RESPONSE_PARAMS: Params = Params {
     array: "EchoStructResult",
     list: "EchoListResult",
@@ -157,7 +169,10 @@ struct Decoder<'i, L> {
 
 impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     fn new(lexer: L) -> Decoder<'i, L> {
-        Decoder { lexer, _input: std::marker::PhantomData }
+        Decoder {
+            lexer,
+            _input: std::marker::PhantomData,
+        }
     }
 
     fn request(&mut self, soap_action: Option<Operation>) -> Decoded<Request<'i>> {
@@ -221,9 +236,7 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
             }
             Operation::EchoStruct => Response::EchoStruct(self.struct_array(&payload, p.array)?),
             Operation::EchoList => Response::EchoList(self.list(&payload, p.list)?),
-            Operation::EchoSynthetic => {
-                Response::EchoSynthetic(self.synthetic(&payload, p.synth)?)
-            }
+            Operation::EchoSynthetic => Response::EchoSynthetic(self.synthetic(&payload, p.synth)?),
             Operation::GetOrder => {
                 let result = self.expect_param(&payload, "GetOrderResult")?;
                 let order = self.order(&result)?;
@@ -237,7 +250,10 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
 
     /// A Client fault about the input, naming the byte offset reached.
     fn fault(&self, what: impl std::fmt::Display) -> DecodeError {
-        DecodeError::Fault(Fault::client(format!("{what} (at byte {})", self.lexer.position())))
+        DecodeError::Fault(Fault::client(format!(
+            "{what} (at byte {})",
+            self.lexer.position()
+        )))
     }
 
     /// The next child of the current element, or `End` when it closes. White space between
@@ -254,9 +270,9 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
                     )));
                 }
                 Token::Eof => {
-                    return Err(self.fault(format!(
-                        "the message ends inside {parent}: it is truncated"
-                    )));
+                    return Err(
+                        self.fault(format!("the message ends inside {parent}: it is truncated"))
+                    );
                 }
             }
         }
@@ -359,7 +375,10 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
             child = self.expect_child("Envelope")?;
         }
         if child.ns != Ns::Soap11 || child.local != "Body" {
-            return Err(self.fault(format!("expected the SOAP Body, found {}", child.describe())));
+            return Err(self.fault(format!(
+                "expected the SOAP Body, found {}",
+                child.describe()
+            )));
         }
         if child.empty {
             return Err(self.fault("the Body is empty: it needs an operation element"));
@@ -461,7 +480,11 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     }
 
     fn bad_value(&self, element: &Tag<'i>, text: &str, type_name: &str) -> DecodeError {
-        self.fault(format!("{} is {:?}, which is not an {type_name}", element.local, truncated(text)))
+        self.fault(format!(
+            "{} is {:?}, which is not an {type_name}",
+            element.local,
+            truncated(text)
+        ))
     }
 
     /// Reads the children of a TestStruct (or TestNode) into `item`, up to the element's end or
@@ -648,6 +671,11 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
                 2 => synth.strct = Some(self.test_struct(&child)?),
                 _ => {
                     let text = self.value(&child)?;
+                    if text.trim_start().starts_with("cid:") {
+                        return Err(self.fault(
+                            "Barray holds an attachment reference (cid:…), but SOAP with Attachments is not supported: send the bytes inline as base64",
+                        ));
+                    }
                     let bytes = decode_base64(&text)
                         .ok_or_else(|| self.fault("Barray is not valid xsd:base64Binary"))?;
                     synth.barray = Some(bytes);
@@ -734,8 +762,14 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     }
 
     fn order(&mut self, element: &Tag<'i>) -> Decoded<Order<'i>> {
-        const NAMES: [&str; 6] =
-            ["OrderId", "OrderStatus", "OrderDate", "OrderTotalAmount", "Customer", "LineItems"];
+        const NAMES: [&str; 6] = [
+            "OrderId",
+            "OrderStatus",
+            "OrderDate",
+            "OrderTotalAmount",
+            "Customer",
+            "LineItems",
+        ];
         let mut order = Order::default();
         self.sequence(element, &NAMES, |this, idx, child| {
             match idx {
@@ -782,8 +816,15 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     }
 
     fn address(&mut self, element: &Tag<'i>) -> Decoded<Address<'i>> {
-        const NAMES: [&str; 7] =
-            ["FirstName", "LastName", "Address1", "Address2", "City", "State", "Zip"];
+        const NAMES: [&str; 7] = [
+            "FirstName",
+            "LastName",
+            "Address1",
+            "Address2",
+            "City",
+            "State",
+            "Zip",
+        ];
         let mut address = Address::default();
         self.sequence(element, &NAMES, |this, idx, child| {
             let value = this.value(child)?;
@@ -802,8 +843,14 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     }
 
     fn line_items(&mut self, element: &Tag<'i>) -> Decoded<Vec<Option<LineItem<'i>>>> {
-        const NAMES: [&str; 6] =
-            ["OrderId", "ItemId", "ProductId", "ProductDescription", "OrderQuantity", "UnitPrice"];
+        const NAMES: [&str; 6] = [
+            "OrderId",
+            "ItemId",
+            "ProductId",
+            "ProductDescription",
+            "OrderQuantity",
+            "UnitPrice",
+        ];
         if element.nil {
             return Err(self.fault("LineItems is not nillable"));
         }
@@ -923,7 +970,9 @@ pub(crate) fn parse_date_time(text: &str) -> Option<DateTime> {
     };
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - offset_minutes * 60;
-    Some(DateTime { unix_millis: secs * 1000 + millis })
+    Some(DateTime {
+        unix_millis: secs * 1000 + millis,
+    })
 }
 
 fn two_digits(bytes: &[u8]) -> Option<u32> {

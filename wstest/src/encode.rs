@@ -146,7 +146,11 @@ fn write_customer(out: &mut Vec<u8>, customer: &Customer<'_>) {
     write_str(out, b"ContactPhone", &customer.contact_phone);
     write_date_time(out, b"LastActivityDate", customer.last_activity_date);
     write_str(out, b"CreditCardNumber", &customer.credit_card_number);
-    write_str(out, b"CreditCardExpirationDate", &customer.credit_card_expiration_date);
+    write_str(
+        out,
+        b"CreditCardExpirationDate",
+        &customer.credit_card_expiration_date,
+    );
     write_address(out, b"BillingAddress", &customer.billing_address);
     write_address(out, b"ShippingAddress", &customer.shipping_address);
     end(out, b"Customer");

@@ -24,6 +24,10 @@ mod tests {
     fn framing_uses_the_declared_namespaces() {
         let open = std::str::from_utf8(ENVELOPE_OPEN).unwrap();
         assert!(open.contains(NS_SOAP11) && open.contains(NS_XSI));
-        assert!(std::str::from_utf8(XMLNS_WSTEST).unwrap().contains(NS_WSTEST));
+        assert!(
+            std::str::from_utf8(XMLNS_WSTEST)
+                .unwrap()
+                .contains(NS_WSTEST)
+        );
     }
 }

@@ -207,7 +207,9 @@ impl<'i> FastLexer<'i> {
                 return Err(UNSUPPORTED);
             }
             if n_attributes == MAX_ATTRIBUTES
-                || attributes[..n_attributes].iter().any(|(name, _)| *name == attr_name)
+                || attributes[..n_attributes]
+                    .iter()
+                    .any(|(name, _)| *name == attr_name)
             {
                 return Err(UNSUPPORTED);
             }
@@ -253,12 +255,23 @@ impl<'i> FastLexer<'i> {
             self.open.push(qname);
             self.scopes.push(scope);
         }
-        Ok(Token::Start(Tag { local: Cow::Borrowed(local), ns, empty, nil, must_understand }))
+        Ok(Token::Start(Tag {
+            local: Cow::Borrowed(local),
+            ns,
+            empty,
+            nil,
+            must_understand,
+        }))
     }
 
     /// The namespace of an element prefix ("" for none), if bound.
     fn resolve(&self, prefix: &str) -> Option<Ns> {
-        match self.bindings.iter().rev().find(|(bound, _)| same(bound, prefix)) {
+        match self
+            .bindings
+            .iter()
+            .rev()
+            .find(|(bound, _)| same(bound, prefix))
+        {
             Some((_, ns)) => Some(*ns),
             None if prefix.is_empty() => Some(Ns::None),
             None => None,
@@ -297,7 +310,11 @@ fn scan_name(bytes: &[u8]) -> Option<(usize, Option<usize>)> {
         }
         len += 1;
     }
-    let starts_name = |at: usize| bytes.get(at).is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+    let starts_name = |at: usize| {
+        bytes
+            .get(at)
+            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+    };
     let ok = match colon {
         None => starts_name(0),
         Some(at) => starts_name(0) && starts_name(at + 1),
@@ -332,7 +349,10 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 /// Whether `decl` (from `<?xml` to `?>`) is a declaration of XML 1.0 in UTF-8, the only kind
 /// this lexer reads.
 fn is_plain_declaration(decl: &str) -> bool {
-    let Some(rest) = decl.strip_prefix("<?xml").and_then(|rest| rest.strip_suffix("?>")) else {
+    let Some(rest) = decl
+        .strip_prefix("<?xml")
+        .and_then(|rest| rest.strip_suffix("?>"))
+    else {
         return false;
     };
     let mut words = rest.split_ascii_whitespace();
@@ -343,8 +363,12 @@ fn is_plain_declaration(decl: &str) -> bool {
             let lower = word.to_ascii_lowercase();
             matches!(
                 lower.as_str(),
-                "encoding=\"utf-8\"" | "encoding='utf-8'" | "standalone=\"yes\"" | "standalone='yes'"
-                    | "standalone=\"no\"" | "standalone='no'"
+                "encoding=\"utf-8\""
+                    | "encoding='utf-8'"
+                    | "standalone=\"yes\""
+                    | "standalone='yes'"
+                    | "standalone=\"no\""
+                    | "standalone='no'"
             )
         })
 }

@@ -42,8 +42,8 @@ impl FaultCode {
             FaultCode::Client,
             FaultCode::Server,
         ]
-            .into_iter()
-            .find(|code| code.local_name() == name)
+        .into_iter()
+        .find(|code| code.local_name() == name)
     }
 }
 
@@ -61,17 +61,26 @@ pub struct Fault {
 impl Fault {
     /// A fault blaming the request.
     pub fn client(reason: impl Into<String>) -> Fault {
-        Fault { code: FaultCode::Client, reason: reason.into() }
+        Fault {
+            code: FaultCode::Client,
+            reason: reason.into(),
+        }
     }
 
     /// A fault blaming the service.
     pub fn server(reason: impl Into<String>) -> Fault {
-        Fault { code: FaultCode::Server, reason: reason.into() }
+        Fault {
+            code: FaultCode::Server,
+            reason: reason.into(),
+        }
     }
 
     /// A fault for an envelope that is not SOAP 1.1.
     pub fn version_mismatch(reason: impl Into<String>) -> Fault {
-        Fault { code: FaultCode::VersionMismatch, reason: reason.into() }
+        Fault {
+            code: FaultCode::VersionMismatch,
+            reason: reason.into(),
+        }
     }
 
     /// Appends the fault's SOAP 1.1 envelope to `out`.

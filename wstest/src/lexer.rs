@@ -90,11 +90,17 @@ impl<'i> QuickXmlLexer<'i> {
         let config = reader.config_mut();
         config.check_end_names = true;
         config.check_comments = true;
-        QuickXmlLexer { reader, peeked: None }
+        QuickXmlLexer {
+            reader,
+            peeked: None,
+        }
     }
 
     fn malformed(&self, what: impl std::fmt::Display) -> LexError {
-        LexError::Malformed(format!("{what} (at byte {})", self.reader.buffer_position()))
+        LexError::Malformed(format!(
+            "{what} (at byte {})",
+            self.reader.buffer_position()
+        ))
     }
 }
 
@@ -118,7 +124,9 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                 }
             };
             let ns = ns.map_err(|prefix| {
-                self.malformed(format!("namespace prefix {prefix:?} is used but never declared"))
+                self.malformed(format!(
+                    "namespace prefix {prefix:?} is used but never declared"
+                ))
             })?;
             let token = match event {
                 Event::Text(chunk) => {
@@ -152,7 +160,9 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                             u32::from(resolved)
                         )));
                     }
-                    text.get_or_insert_with(|| Cow::Borrowed("")).to_mut().push(resolved);
+                    text.get_or_insert(Cow::Borrowed(""))
+                        .to_mut()
+                        .push(resolved);
                     continue;
                 }
                 Event::Comment(_) | Event::PI(_) | Event::Decl(_) => continue,
@@ -185,7 +195,13 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                         }
                     }
                     let local = start.local_name().as_ref().to_owned();
-                    Token::Start(Tag { local: Cow::Owned(local), ns, empty, nil, must_understand })
+                    Token::Start(Tag {
+                        local: Cow::Owned(local),
+                        ns,
+                        empty,
+                        nil,
+                        must_understand,
+                    })
                 }
                 Event::End(_) => Token::End,
                 Event::Eof => Token::Eof,

@@ -42,7 +42,11 @@ pub fn all() -> Vec<PostFile> {
             1024,
             Request::EchoSynthetic(Some(Synthetic {
                 strng: Some("wstest".into()),
-                strct: Some(TestStruct { i: 1, f: Some(1.5), s: Some("wstest".into()) }),
+                strct: Some(TestStruct {
+                    i: 1,
+                    f: Some(1.5),
+                    s: Some("wstest".into()),
+                }),
                 barray: Some((0..1024).map(|idx| (idx % 256) as u8).collect()),
             })),
         ),
@@ -74,7 +78,12 @@ pub fn manifest() -> String {
 }
 
 fn post_file(name: &'static str, size: usize, request: Request<'static>) -> PostFile {
-    PostFile { name, operation: request.operation(), size, request }
+    PostFile {
+        name,
+        operation: request.operation(),
+        size,
+        request,
+    }
 }
 
 /// `n` TestStructs in the classic WSTest shape, with values that differ from item to item so that
@@ -90,5 +99,9 @@ fn structs(n: usize) -> Vec<TestStruct<'static>> {
 }
 
 fn get_order(message_size: i32) -> Request<'static> {
-    Request::GetOrder(GetOrder { order_id: 1, customer_id: 2, message_size })
+    Request::GetOrder(GetOrder {
+        order_id: 1,
+        customer_id: 2,
+        message_size,
+    })
 }

@@ -9,6 +9,8 @@ pub const WSDL_TEMPLATE: &str = include_str!("../wstest.wsdl");
 pub fn wsdl(address: &str) -> String {
     let mut escaped = Vec::with_capacity(address.len());
     crate::encode::write_text(&mut escaped, address);
-    let escaped = String::from_utf8(escaped).unwrap_or_default().replace('"', "&quot;");
+    let escaped = String::from_utf8(escaped)
+        .unwrap_or_default()
+        .replace('"', "&quot;");
     WSDL_TEMPLATE.replace("{{ADDRESS}}", &escaped)
 }

@@ -1,0 +1,75 @@
+//! Integration tests of the wstest core: post files, real clients' requests, schema validity,
+//! round trips, and bad inputs.
+//!
+//! Files outside the repo come from `../shared/wstest/` beside the checkout (the WSTest contract).
+
+mod mutations;
+mod post_files;
+mod requests;
+mod round_trip;
+
+use std::path::PathBuf;
+
+use wstest::decode::{LexerChoice, decode_request_with};
+use wstest::{DateTime, Fault, Operation, Reply, Request, Response};
+
+/// The instant every test answers GetOrder at.
+pub(crate) const NOW: DateTime = DateTime {
+    unix_millis: 1_764_676_800_123,
+};
+
+pub(crate) fn repo_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+pub(crate) fn shared_dir() -> PathBuf {
+    repo_dir().join("../shared/wstest")
+}
+
+/// Answers `body` as the server would, checks that both lexers read the request alike, and
+/// returns the response bytes or the fault.
+pub(crate) fn respond(soap_action: Option<&[u8]>, body: &[u8]) -> Result<Vec<u8>, Fault> {
+    let action = soap_action.and_then(|value| Operation::from_soap_action(value).ok().flatten());
+    let fast = decode_request_with(LexerChoice::Fast, body, action);
+    let quick = decode_request_with(LexerChoice::QuickXml, body, action);
+    match (&fast, &quick) {
+        (Ok(fast), Ok(quick)) => assert_eq!(format!("{fast:?}"), format!("{quick:?}")),
+        (Err(fast), Err(quick)) => assert_eq!(fast.code, quick.code, "{fast} / {quick}"),
+        _ => panic!("the lexers disagree: fast {fast:?}, quick-xml {quick:?}"),
+    }
+    let mut out = Vec::new();
+    wstest::respond(soap_action, body, NOW, &mut out).map(|_| out)
+}
+
+/// What the service must answer to `request`.
+pub(crate) fn expected_response<'a>(request: &Request<'a>, description: &'a str) -> Response<'a> {
+    match request.clone() {
+        Request::EchoVoid => Response::EchoVoid,
+        Request::EchoStruct(items) => Response::EchoStruct(items),
+        Request::EchoList(nodes) => Response::EchoList(nodes),
+        Request::EchoSynthetic(synth) => Response::EchoSynthetic(synth),
+        Request::GetOrder(params) => Response::GetOrder(params.generate(NOW, description)),
+    }
+}
+
+/// Answers `body` and checks the response field by field against the request (echoes) or the
+/// generator (GetOrder). Returns the response bytes.
+#[track_caller]
+pub(crate) fn check_answer(what: &str, soap_action: Option<&[u8]>, body: &[u8]) -> Vec<u8> {
+    let request = wstest::decode_request(body, None)
+        .unwrap_or_else(|fault| panic!("{what}: the request does not decode: {fault}"));
+    let response = respond(soap_action, body).unwrap_or_else(|fault| panic!("{what}: {fault}"));
+    let description = match &request {
+        Request::GetOrder(params) => params.product_description(),
+        _ => String::new(),
+    };
+    let expected = expected_response(&request, &description);
+    match wstest::decode_response(&response) {
+        // Debug text compares floats bit for bit, NaN included.
+        Ok(Reply::Response(actual)) => {
+            assert_eq!(format!("{actual:?}"), format!("{expected:?}"), "{what}")
+        }
+        other => panic!("{what}: the response does not decode: {other:?}"),
+    }
+    response
+}

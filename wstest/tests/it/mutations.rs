@@ -1,0 +1,44 @@
+//! The fast lexer must accept only what quick-xml accepts, and read it the same: every
+//! truncation and many one-byte edits of real requests are decoded with both lexers, which must
+//! agree (the `respond` helper asserts it).
+
+use crate::respond;
+
+fn corpus() -> Vec<Vec<u8>> {
+    let mut bodies: Vec<Vec<u8>> = wstest::post_files::all()
+        .iter()
+        .map(|file| file.body())
+        .collect();
+    bodies.push(
+        br#"<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:x="http://www.w3.org/2001/XMLSchema-instance"><s:Header/><s:Body><w:EchoStruct xmlns:w="uri:WSTestWeb-TestService"><w:array><w:l><w:i>1</w:i><w:f x:nil="true"/><w:s>a&amp;b&#65;</w:s></w:l></w:array></w:EchoStruct></s:Body></s:Envelope>"#
+            .to_vec(),
+    );
+    bodies
+}
+
+#[test]
+fn every_truncation_is_read_alike() {
+    for body in corpus() {
+        for len in 0..body.len() {
+            let result = respond(None, &body[..len]);
+            assert!(result.is_err(), "a request cut at byte {len} was answered");
+        }
+    }
+}
+
+#[test]
+fn one_byte_edits_are_read_alike() {
+    const EDITS: &[u8] = b"<>&\"':/= x1\t\r\x01\xFF";
+    for body in corpus() {
+        // Every offset of the small files, and a spread of offsets in the larger ones, which
+        // repeat the same shapes.
+        let step = if body.len() > 600 { 7 } else { 1 };
+        for at in (0..body.len()).step_by(step) {
+            for &edit in EDITS {
+                let mut edited = body.clone();
+                edited[at] = edit;
+                let _ = respond(None, &edited);
+            }
+        }
+    }
+}
