@@ -95,7 +95,7 @@ impl Gen {
 
     fn date_time(&mut self) -> DateTime {
         // From 0001-01-01 to 9999-12-31, in milliseconds.
-        let span = 315_537_897_599_999u64 - 0;
+        let span = 315_537_897_599_999u64;
         DateTime {
             unix_millis: -62_135_596_800_000 + (self.next() % span) as i64,
         }
