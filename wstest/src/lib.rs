@@ -40,6 +40,21 @@ pub use operation::{Operation, Request, Response};
 /// `soap_action` is the raw SOAPAction header, if the request had one; when it names an operation
 /// the Body must agree. `now` stamps GetOrder's dates.
 /// On `Err`, `out` is left as it was and the caller sends the fault (see [`Fault::encode`]).
+///
+/// ```
+/// use wstest::{DateTime, FaultCode};
+///
+/// let request = br#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><GetOrder xmlns="uri:WSTestWeb-TestService"><orderId>1</orderId><customerId>2</customerId><messageSize>1</messageSize></GetOrder></soap:Body></soap:Envelope>"#;
+/// let now = DateTime { unix_millis: 0 };
+/// let mut out = Vec::new();
+/// let op = wstest::respond(Some(b"\"uri:WSTestWeb-TestService/GetOrder\""), request, now, &mut out)?;
+/// assert_eq!(op, wstest::Operation::GetOrder);
+/// assert!(String::from_utf8(out)?.contains("<OrderDate>1970-01-01T00:00:00.000Z</OrderDate>"));
+///
+/// let fault = wstest::respond(None, b"<oops", now, &mut Vec::new()).unwrap_err();
+/// assert_eq!(fault.code, FaultCode::Client);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn respond(
     soap_action: Option<&[u8]>,
     body: &[u8],

@@ -1,0 +1,226 @@
+//! The HTTP shell: every post file, keep-alive in both HTTP versions, chunked bodies,
+//! `Expect: 100-continue`, the WSDL, the served paths, timeouts and graceful shutdown.
+
+use std::time::Duration;
+
+use wstest::{Reply, Request, Response};
+
+use crate::{Client, HttpResponse, TEXT_XML, TestServer, soap_action};
+
+/// Checks a 200 SOAP response field by field against the request it answers.
+#[track_caller]
+pub(crate) fn check_answer(what: &str, request_body: &[u8], response: &HttpResponse) {
+    assert_eq!(response.status, 200, "{what}: {}", response.text());
+    assert_eq!(
+        response.header("content-type"),
+        Some("text/xml; charset=utf-8"),
+        "{what}"
+    );
+    let request = wstest::decode_request(request_body, None).unwrap();
+    let reply = wstest::decode_response(&response.body).unwrap();
+    let Reply::Response(actual) = reply else {
+        panic!("{what}: {reply:?}")
+    };
+    let description;
+    let expected = match request {
+        Request::EchoVoid => Response::EchoVoid,
+        Request::EchoStruct(items) => Response::EchoStruct(items),
+        Request::EchoList(nodes) => Response::EchoList(nodes),
+        Request::EchoSynthetic(synth) => Response::EchoSynthetic(synth),
+        Request::GetOrder(params) => {
+            // The server stamps its own clock; take its date and check everything else.
+            let Response::GetOrder(order) = &actual else {
+                panic!("{what}: {actual:?}")
+            };
+            assert_eq!(order.order_date, order.customer.last_activity_date);
+            description = params.product_description();
+            Response::GetOrder(params.generate(order.order_date, &description))
+        }
+    };
+    assert_eq!(format!("{actual:?}"), format!("{expected:?}"), "{what}");
+}
+
+#[test]
+fn every_post_file_is_answered_on_one_keep_alive_connection() {
+    let server = TestServer::start();
+    let mut client = server.connect();
+    for _ in 0..3 {
+        for file in wstest::post_files::all() {
+            let body = file.body();
+            let response = client.post("/WSTest", &[TEXT_XML, &soap_action(file.operation)], &body);
+            check_answer(file.name, &body, &response);
+        }
+    }
+}
+
+/// ab sends HTTP/1.0 with `Connection: Keep-Alive` and reuses the connection only if the
+/// response says keep-alive and carries a Content-Length.
+#[test]
+fn http_1_0_keep_alive_as_ab_sends_it() {
+    let server = TestServer::start();
+    let mut client = server.connect();
+    let body = wstest::post_files::all()[6].body();
+    for _ in 0..3 {
+        client.send(
+            format!(
+                "POST /WSTest HTTP/1.0\r\nConnection: Keep-Alive\r\nContent-length: {}\r\nContent-type: text/xml\r\nSOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"\r\nHost: 127.0.0.1\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n",
+                body.len()
+            )
+            .as_bytes(),
+        );
+        client.send(&body);
+        let response = client.read_response();
+        check_answer("HTTP/1.0", &body, &response);
+        assert!(
+            response
+                .header("connection")
+                .is_some_and(|value| value.eq_ignore_ascii_case("keep-alive"))
+        );
+        assert!(response.header("content-length").is_some());
+    }
+}
+
+#[test]
+fn chunked_request_bodies_are_read() {
+    let server = TestServer::start();
+    let mut client = server.connect();
+    let body = wstest::post_files::all()[1].body();
+    let (first, second) = body.split_at(body.len() / 3);
+    let mut request = format!(
+        "POST /wstest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n",
+        first.len()
+    )
+    .into_bytes();
+    request.extend_from_slice(first);
+    request.extend_from_slice(format!("\r\n{:x}\r\n", second.len()).as_bytes());
+    request.extend_from_slice(second);
+    request.extend_from_slice(b"\r\n0\r\n\r\n");
+    client.send(&request);
+    check_answer("chunked", &body, &client.read_response());
+}
+
+#[test]
+fn expect_100_continue_is_honoured() {
+    let server = TestServer::start();
+    let mut client = server.connect();
+    let body = wstest::post_files::all()[3].body();
+    client.send(
+        format!(
+            "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    assert_eq!(client.read_response().status, 100);
+    client.send(&body);
+    check_answer("100-continue", &body, &client.read_response());
+}
+
+#[test]
+fn wsdl_is_served_with_the_request_address() {
+    let server = TestServer::start();
+    for path in ["/WSTest?wsdl", "/wstest?WSDL"] {
+        let mut client = server.connect();
+        client.send(format!("GET {path} HTTP/1.1\r\nHost: bench.example:8082\r\n\r\n").as_bytes());
+        let response = client.read_response();
+        assert_eq!(response.status, 200);
+        assert_eq!(
+            response.header("content-type"),
+            Some("text/xml; charset=utf-8")
+        );
+        let text = response.text();
+        let location = format!(
+            "location=\"http://bench.example:8082{}\"",
+            path.split('?').next().unwrap()
+        );
+        assert!(text.contains(&location), "{location} not in the WSDL");
+        assert!(roxmltree::Document::parse(&text).is_ok());
+    }
+}
+
+#[test]
+fn served_paths_are_matched_without_case() {
+    let server = TestServer::with_config(server::Config {
+        paths: server::Config::default()
+            .paths
+            .into_iter()
+            .chain(["/custom/soap".to_owned()])
+            .collect(),
+        ..server::Config::default()
+    });
+    let body = wstest::post_files::all()[0].body();
+    for path in [
+        "/WSTest",
+        "/wstest",
+        "/WSTEST",
+        "/wstest-soap",
+        "/WSTest/services/TestServiceSoap",
+        "/Custom/SOAP",
+    ] {
+        let response = server.connect().post(path, &[TEXT_XML], &body);
+        check_answer(path, &body, &response);
+    }
+    assert_eq!(
+        server
+            .connect()
+            .post("/WSTest/extra", &[TEXT_XML], &body)
+            .status,
+        404
+    );
+}
+
+#[test]
+fn idle_connections_are_closed() {
+    let server = TestServer::with_config(server::Config {
+        idle_timeout: Some(Duration::from_millis(200)),
+        ..server::Config::default()
+    });
+    let mut client = server.connect();
+    let body = wstest::post_files::all()[0].body();
+    check_answer(
+        "before idling",
+        &body,
+        &client.post("/WSTest", &[TEXT_XML], &body),
+    );
+    assert!(client.is_closed(), "an idle connection stayed open");
+}
+
+#[test]
+fn slow_headers_are_cut_off() {
+    let server = TestServer::with_config(server::Config {
+        header_timeout: Some(Duration::from_millis(200)),
+        ..server::Config::default()
+    });
+    let mut client = server.connect();
+    client.send(b"POST /WSTest HTTP/1.1\r\nHost: t\r\n");
+    assert!(
+        client.is_closed(),
+        "a client that never finished its headers kept the connection"
+    );
+}
+
+/// Shutdown stops accepting, answers the request in flight, and `run` returns.
+#[test]
+fn shutdown_finishes_in_flight_requests() {
+    let server = TestServer::start();
+    let addr = server.addr;
+    let mut client: Client = server.connect();
+    let body = wstest::post_files::all()[1].body();
+    // Half a request is in flight when the signal comes.
+    client.send(
+        format!(
+            "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    client.send(&body[..100]);
+    let stopping = std::thread::spawn(move || server.stop());
+    // Wait until the server has stopped accepting: from then on it is shutting down.
+    while std::net::TcpStream::connect(addr).is_ok() {
+        std::thread::yield_now();
+    }
+    client.send(&body[100..]);
+    check_answer("in flight", &body, &client.read_response());
+    stopping.join().unwrap().unwrap();
+}
