@@ -9,6 +9,18 @@ use std::time::{Duration, Instant};
 use wstest::DateTime;
 
 fn main() {
+    if let Some(name) = std::env::var_os("DECODE_ONLY") {
+        let file = wstest::post_files::all()
+            .into_iter()
+            .find(|file| file.name == name)
+            .unwrap();
+        let body = file.body();
+        let ns = time_it(|| {
+            black_box(wstest::decode_request(black_box(&body), None).is_ok());
+        });
+        println!("{} decode {ns:.0} ns", file.name);
+        return;
+    }
     if std::env::var_os("RAW").is_some() {
         raw_scan();
         return;
@@ -67,7 +79,13 @@ fn main() {
 fn time_it(mut f: impl FnMut()) -> f64 {
     let mut n = 0u64;
     let started = Instant::now();
-    while started.elapsed() < Duration::from_millis(300) {
+    while started.elapsed()
+        < Duration::from_millis(if std::env::var_os("DECODE_ONLY").is_some() {
+            3000
+        } else {
+            300
+        })
+    {
         for _ in 0..100 {
             f();
         }

@@ -17,7 +17,7 @@ use crate::encode::days_from_civil;
 use crate::envelope::{NS_SOAP11, NS_SOAP12, NS_WSTEST};
 use crate::fast_lexer::FastLexer;
 use crate::fault::{Fault, FaultCode};
-use crate::lexer::{LexError, Lexer, Ns, QuickXmlLexer, Tag, Token, is_xml_char};
+use crate::lexer::{LexError, Lexer, Ns, QuickXmlLexer, Tag, Token};
 use crate::model::{
     Address, Customer, DateTime, GetOrder, LineItem, Order, Synthetic, TestNodes, TestStruct,
 };
@@ -258,12 +258,13 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
 
     /// The next child of the current element, or `End` when it closes. White space between
     /// elements is skipped; other text is an error.
+    #[inline(always)]
     fn next_item(&mut self, parent: &str) -> Decoded<Item<'i>> {
         loop {
             match self.lexer.next_token()? {
                 Token::Start(tag) => return Ok(Item::Child(tag)),
                 Token::End => return Ok(Item::End),
-                Token::Text(text) if text.bytes().all(|b| b.is_ascii_whitespace()) => continue,
+                Token::Text(text) if is_blank(&text) => continue,
                 Token::Text(_) => {
                     return Err(self.fault(format!(
                         "unexpected text in {parent}, which holds only elements"
@@ -288,8 +289,15 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
 
     /// The next child of a WSTest element, which must be in the WSTest namespace; `None` at the
     /// element's end (at once for an empty element).
+    #[inline(always)]
     fn wstest_child(&mut self, parent: &Tag<'i>) -> Decoded<Option<Tag<'i>>> {
         if parent.empty {
+            if parent.text.as_ref().is_some_and(|text| !is_blank(text)) {
+                return Err(self.fault(format!(
+                    "unexpected text in {}, which holds only elements",
+                    parent.local
+                )));
+            }
             return Ok(None);
         }
         match self.next_item(&parent.local)? {
@@ -338,7 +346,7 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         let envelope = loop {
             match self.lexer.next_token()? {
                 Token::Start(tag) => break tag,
-                Token::Text(text) if text.bytes().all(|b| b.is_ascii_whitespace()) => continue,
+                Token::Text(text) if is_blank(&text) => continue,
                 Token::Eof => {
                     return Err(DecodeError::Fault(Fault::client(
                         "the message holds no XML: expected a SOAP 1.1 Envelope",
@@ -421,42 +429,34 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         loop {
             match self.lexer.next_token()? {
                 Token::Eof => return Ok(()),
-                Token::Text(text) if text.bytes().all(|b| b.is_ascii_whitespace()) => continue,
+                Token::Text(text) if is_blank(&text) => continue,
                 _ => return Err(self.fault("unexpected content after the Envelope")),
             }
         }
     }
 
     /// The text content of a simple element.
+    #[inline(always)]
     fn text(&mut self, element: &Tag<'i>) -> Decoded<Cow<'i, str>> {
         if element.empty {
-            return Ok(Cow::Borrowed(""));
+            return Ok(element.text.clone().unwrap_or(Cow::Borrowed("")));
         }
-        let text = match self.lexer.next_token()? {
+        match self.lexer.next_token()? {
             Token::Text(text) => match self.lexer.next_token()? {
-                Token::End => text,
-                _ => return Err(self.fault(format!("{} takes text only", element.local))),
+                Token::End => Ok(text),
+                _ => Err(self.fault(format!("{} takes text only", element.local))),
             },
-            Token::End => Cow::Borrowed(""),
-            Token::Start(_) => {
-                return Err(self.fault(format!(
-                    "{} holds an element, but it takes text only",
-                    element.local
-                )));
-            }
-            Token::Eof => return Err(self.fault("the message is truncated")),
-        };
-        if let Some(bad) = text.chars().find(|&ch| !is_xml_char(ch)) {
-            return Err(self.fault(format!(
-                "{} holds U+{:04X}, which XML 1.0 does not allow",
-                element.local,
-                u32::from(bad)
-            )));
+            Token::End => Ok(Cow::Borrowed("")),
+            Token::Start(_) => Err(self.fault(format!(
+                "{} holds an element, but it takes text only",
+                element.local
+            ))),
+            Token::Eof => Err(self.fault("the message is truncated")),
         }
-        Ok(text)
     }
 
     /// The text of a simple element that is not nillable.
+    #[inline(always)]
     fn value(&mut self, element: &Tag<'i>) -> Decoded<Cow<'i, str>> {
         if element.nil {
             return Err(self.fault(format!("{} is not nillable", element.local)));
@@ -464,11 +464,13 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         self.text(element)
     }
 
+    #[inline(always)]
     fn int(&mut self, element: &Tag<'i>) -> Decoded<i32> {
         let text = self.value(element)?;
         parse_int(&text).ok_or_else(|| self.bad_value(element, &text, "xsd:int"))
     }
 
+    #[inline(always)]
     fn float(&mut self, element: &Tag<'i>) -> Decoded<f32> {
         let text = self.value(element)?;
         parse_float(&text).ok_or_else(|| self.bad_value(element, &text, "xsd:float"))
@@ -883,6 +885,12 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         }
         Ok(items)
     }
+}
+
+/// White space only, as between elements.
+fn is_blank(text: &str) -> bool {
+    text.bytes()
+        .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
 }
 
 /// At most 40 characters of a bad value, for a fault message.

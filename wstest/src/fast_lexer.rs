@@ -110,30 +110,7 @@ impl<'i> FastLexer<'i> {
                 Err(UNSUPPORTED)
             };
         }
-        let mut needs_unescape = false;
-        for &byte in raw.as_bytes() {
-            match TEXT_CLASS[usize::from(byte)] {
-                PLAIN => {}
-                AMPERSAND => needs_unescape = true,
-                // `\r` needs end-of-line normalisation, `]]>` may not stand in text, control
-                // characters and U+FFFE/U+FFFF (behind 0xEF) are not XML: leave all to quick-xml.
-                _ => return Err(UNSUPPORTED),
-            }
-        }
-        if !needs_unescape {
-            return Ok(Token::Text(Cow::Borrowed(raw)));
-        }
-        let mut text = String::with_capacity(raw.len());
-        let mut rest = raw;
-        while let Some(amp) = rest.find('&') {
-            text.push_str(&rest[..amp]);
-            let after = &rest[amp + 1..];
-            let semi = after.find(';').ok_or(UNSUPPORTED)?;
-            text.push(resolve_reference(&after[..semi]).ok_or(UNSUPPORTED)?);
-            rest = &after[semi + 1..];
-        }
-        text.push_str(rest);
-        Ok(Token::Text(Cow::Owned(text)))
+        unescape(raw).map(Token::Text)
     }
 
     fn end_tag(&mut self) -> Result<Token<'i>, LexError> {
@@ -245,22 +222,41 @@ impl<'i> FastLexer<'i> {
                 _ => {}
             }
         }
-        self.pos = pos;
-        if empty {
-            self.pending_pop = Some(scope);
-            if self.open.is_empty() {
-                self.root_closed = true;
+        let mut text = None;
+        let mut whole = empty;
+        if !empty && !self.open.is_empty() {
+            // An element that holds only text, `<i>1</i>`, is read whole: one token, and no
+            // trip through the stack of open elements.
+            if let Some(lt) = memchr(b'<', &bytes[pos..]).map(|offset| pos + offset) {
+                let close = &bytes[lt..];
+                if close.len() > qname.len() + 2
+                    && close[1] == b'/'
+                    && close[2 + qname.len()] == b'>'
+                    && same_bytes(&close[2..2 + qname.len()], qname.as_bytes())
+                {
+                    text = Some(unescape(&self.xml[pos..lt])?);
+                    pos = lt + qname.len() + 3;
+                    whole = true;
+                }
             }
+        }
+        self.pos = pos;
+        if whole {
+            self.pending_pop = Some(scope);
         } else {
             self.open.push(qname);
             self.scopes.push(scope);
         }
+        if empty && self.open.is_empty() {
+            self.root_closed = true;
+        }
         Ok(Token::Start(Tag {
             local: Cow::Borrowed(local),
             ns,
-            empty,
+            empty: whole,
             nil,
             must_understand,
+            text,
         }))
     }
 
@@ -279,11 +275,45 @@ impl<'i> FastLexer<'i> {
     }
 }
 
+/// Checks character data and resolves its references: borrowed when there are none.
+/// Gives up on what needs quick-xml: carriage returns (end-of-line normalisation), `]`
+/// (`]]>` may not stand in text), control characters, and U+FFFE/U+FFFF (behind 0xEF).
+#[inline]
+fn unescape(raw: &str) -> Result<Cow<'_, str>, LexError> {
+    let mut needs_unescape = false;
+    for &byte in raw.as_bytes() {
+        match TEXT_CLASS[usize::from(byte)] {
+            PLAIN => {}
+            AMPERSAND => needs_unescape = true,
+            _ => return Err(UNSUPPORTED),
+        }
+    }
+    if !needs_unescape {
+        return Ok(Cow::Borrowed(raw));
+    }
+    let mut text = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(amp) = rest.find('&') {
+        text.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let semi = after.find(';').ok_or(UNSUPPORTED)?;
+        text.push(resolve_reference(&after[..semi]).ok_or(UNSUPPORTED)?);
+        rest = &after[semi + 1..];
+    }
+    text.push_str(rest);
+    Ok(Cow::Owned(text))
+}
+
 /// String equality for the short names of XML, compared in line: a call to libc's `memcmp` per
 /// comparison made this lexer several times slower.
 #[inline]
 fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
+    same_bytes(a.as_bytes(), b.as_bytes())
+}
+
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Scans the name at the start of `bytes`, which ends at white space, `=`, `/` or `>`.
@@ -374,6 +404,7 @@ fn is_plain_declaration(decl: &str) -> bool {
 }
 
 impl<'i> Lexer<'i> for FastLexer<'i> {
+    #[inline(always)]
     fn next_token(&mut self) -> Result<Token<'i>, LexError> {
         if let Some(scope) = self.pending_pop.take() {
             self.bindings.truncate(scope);

@@ -45,12 +45,15 @@ impl Ns {
 pub(crate) struct Tag<'i> {
     pub(crate) local: Cow<'i, str>,
     pub(crate) ns: Ns,
-    /// `<x/>`: no End token follows.
+    /// No End token follows: `<x/>`, or an element the lexer read whole (see `text`).
     pub(crate) empty: bool,
     /// `xsi:nil="true"` or `"1"`.
     pub(crate) nil: bool,
     /// `soap:mustUnderstand="1"`, which matters on Header entries.
     pub(crate) must_understand: bool,
+    /// The content of an element that holds only text, when the lexer read the element whole
+    /// (`<i>1</i>` as one token rather than three); `empty` is then set.
+    pub(crate) text: Option<Cow<'i, str>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -201,12 +204,18 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                         empty,
                         nil,
                         must_understand,
+                        text: None,
                     })
                 }
                 Event::End(_) => Token::End,
                 Event::Eof => Token::Eof,
             };
             return Ok(match text {
+                Some(text) if text.chars().any(|ch| !is_xml_char(ch)) => {
+                    return Err(
+                        self.malformed("the text holds a character that XML 1.0 does not allow")
+                    );
+                }
                 Some(text) => {
                     self.peeked = Some(token);
                     Token::Text(text)

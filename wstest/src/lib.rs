@@ -72,11 +72,7 @@ pub fn respond(
         Request::EchoStruct(items) => encode_response(&Response::EchoStruct(items), out),
         Request::EchoList(nodes) => encode_response(&Response::EchoList(nodes), out),
         Request::EchoSynthetic(synth) => encode_response(&Response::EchoSynthetic(synth), out),
-        Request::GetOrder(params) => {
-            let description = params.product_description();
-            let order = params.generate(now, &description);
-            encode_response(&Response::GetOrder(order), out);
-        }
+        Request::GetOrder(params) => encode::encode_get_order_response(&params, now, out),
     }
     Ok(op)
 }

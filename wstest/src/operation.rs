@@ -2,6 +2,8 @@
 //! service answers.
 
 use crate::envelope::NS_WSTEST;
+use std::borrow::Cow;
+
 use crate::fault::Fault;
 use crate::model::{
     Address, Customer, DateTime, GetOrder, LineItem, Order, Synthetic, TestNodes, TestStruct,
@@ -169,6 +171,41 @@ impl Response<'_> {
     }
 }
 
+/// The constant parts of a generated order, shared by [`GetOrder::generate`] and the encoder's
+/// direct GetOrder writer, which a test holds to the same bytes.
+pub(crate) mod order_data {
+    pub(crate) const ORDER_STATUS: i32 = 1;
+    pub(crate) const ORDER_TOTAL_AMOUNT: f32 = 50.0;
+    pub(crate) const CONTACT_PHONE: &str = "425-882-8080";
+    pub(crate) const CREDIT_CARD_NUMBER: &str = "892374389740";
+    pub(crate) const CREDIT_CARD_EXPIRATION_DATE: &str = "12/12/2012";
+    pub(crate) const ZIP: &str = "12345";
+    pub(crate) const ORDER_QUANTITY: i32 = 1;
+    pub(crate) const UNIT_PRICE: f32 = 5.0;
+    /// Prefixes of the texts that end with the customer id, in Customer's schema order.
+    pub(crate) const CONTACT_FIRST_NAME: &str = "FirstName ";
+    pub(crate) const CONTACT_LAST_NAME: &str = "LastName ";
+    pub(crate) const PRODUCT_DESCRIPTION: &str = "Test Product ";
+    /// Address prefixes: FirstName, LastName, Address1, Address2, City, State.
+    /// "Bil1" is the original generator's typo, kept so responses match other WSTest servers.
+    pub(crate) const BILLING: [&str; 6] = [
+        "Bill FirstName ",
+        "Bil1 LastName ",
+        "Bill StreetAddress ",
+        "Street Address Line 2 ",
+        "City ",
+        "State ",
+    ];
+    pub(crate) const SHIPPING: [&str; 6] = [
+        "Ship FirstName ",
+        "Ship LastName ",
+        "Ship StreetAddress ",
+        "Street Address Line 2 ",
+        "City ",
+        "State ",
+    ];
+}
+
 impl GetOrder {
     /// Checks `messageSize` against the documented bounds.
     pub fn validate(&self) -> Result<(), Fault> {
@@ -183,7 +220,7 @@ impl GetOrder {
 
     /// The text every line item carries: `Test Product {customerId}`.
     pub fn product_description(&self) -> String {
-        format!("Test Product {}", self.customer_id)
+        format!("{}{}", order_data::PRODUCT_DESCRIPTION, self.customer_id)
     }
 
     /// Builds the order WSTest's `OrderBL.getOrder` builds: `messageSize` line items, constant
@@ -192,8 +229,24 @@ impl GetOrder {
     ///
     /// The line items borrow `product_description` (see [`GetOrder::product_description`]), so a
     /// large order costs one string, not one per item.
+    /// The server does not build this value: it writes the same bytes directly (see
+    /// [`crate::encode::encode_get_order_response`]).
     pub fn generate<'a>(&self, now: DateTime, product_description: &'a str) -> Order<'a> {
+        use order_data::*;
         let id = self.customer_id;
+        let address = |prefixes: [&str; 6]| {
+            let [first_name, last_name, address1, address2, city, state] =
+                prefixes.map(|prefix| Cow::Owned(format!("{prefix}{id}")));
+            Address {
+                first_name,
+                last_name,
+                address1,
+                address2,
+                city,
+                state,
+                zip: ZIP.into(),
+            }
+        };
         let line_items = (0..self.message_size.max(0))
             .map(|idx| {
                 Some(LineItem {
@@ -201,42 +254,26 @@ impl GetOrder {
                     item_id: idx + 1,
                     product_id: idx + 1,
                     product_description: product_description.into(),
-                    order_quantity: 1,
-                    unit_price: 5.0,
+                    order_quantity: ORDER_QUANTITY,
+                    unit_price: UNIT_PRICE,
                 })
             })
             .collect();
         Order {
             order_id: self.order_id,
-            order_status: 1,
+            order_status: ORDER_STATUS,
             order_date: now,
-            order_total_amount: 50.0,
+            order_total_amount: ORDER_TOTAL_AMOUNT,
             customer: Customer {
                 customer_id: id,
-                contact_first_name: format!("FirstName {id}").into(),
-                contact_last_name: format!("LastName {id}").into(),
-                contact_phone: "425-882-8080".into(),
+                contact_first_name: format!("{CONTACT_FIRST_NAME}{id}").into(),
+                contact_last_name: format!("{CONTACT_LAST_NAME}{id}").into(),
+                contact_phone: CONTACT_PHONE.into(),
                 last_activity_date: now,
-                credit_card_number: "892374389740".into(),
-                credit_card_expiration_date: "12/12/2012".into(),
-                billing_address: Address {
-                    first_name: format!("Bill FirstName {id}").into(),
-                    last_name: format!("Bil1 LastName {id}").into(),
-                    address1: format!("Bill StreetAddress {id}").into(),
-                    address2: format!("Street Address Line 2 {id}").into(),
-                    city: format!("City {id}").into(),
-                    state: format!("State {id}").into(),
-                    zip: "12345".into(),
-                },
-                shipping_address: Address {
-                    first_name: format!("Ship FirstName {id}").into(),
-                    last_name: format!("Ship LastName {id}").into(),
-                    address1: format!("Ship StreetAddress {id}").into(),
-                    address2: format!("Street Address Line 2 {id}").into(),
-                    city: format!("City {id}").into(),
-                    state: format!("State {id}").into(),
-                    zip: "12345".into(),
-                },
+                credit_card_number: CREDIT_CARD_NUMBER.into(),
+                credit_card_expiration_date: CREDIT_CARD_EXPIRATION_DATE.into(),
+                billing_address: address(BILLING),
+                shipping_address: address(SHIPPING),
             },
             line_items,
         }

@@ -269,3 +269,29 @@ fn generated_orders_match_the_reference_shape() {
         assert!(text.contains(expected), "{expected} missing from {text}");
     }
 }
+
+/// The server's direct GetOrder writer makes the same bytes as encoding the generated order.
+#[test]
+fn direct_get_order_writer_matches_the_generator() {
+    let mut generator = Gen(42);
+    for message_size in [0, 1, 2, 20, 100, 1000] {
+        let params = GetOrder {
+            order_id: generator.int(),
+            customer_id: generator.int(),
+            message_size,
+        };
+        let now = generator.date_time();
+        let description = params.product_description();
+        let mut expected = Vec::new();
+        wstest::encode_response(
+            &Response::GetOrder(params.generate(now, &description)),
+            &mut expected,
+        );
+        let mut direct = Vec::new();
+        wstest::encode::encode_get_order_response(&params, now, &mut direct);
+        assert_eq!(
+            String::from_utf8(direct).unwrap(),
+            String::from_utf8(expected).unwrap()
+        );
+    }
+}
