@@ -9,6 +9,28 @@ use std::time::{Duration, Instant};
 use wstest::DateTime;
 
 fn main() {
+    if let Some(name) = std::env::var_os("ENCODE_ONLY") {
+        let file = wstest::post_files::all()
+            .into_iter()
+            .find(|file| file.name == name)
+            .unwrap();
+        let body = file.body();
+        let mut out = Vec::new();
+        let ns = time_it(|| {
+            out.clear();
+            black_box(
+                wstest::respond(
+                    None,
+                    black_box(&body),
+                    DateTime { unix_millis: 0 },
+                    &mut out,
+                )
+                .is_ok(),
+            );
+        });
+        println!("{} respond {ns:.0} ns", file.name);
+        return;
+    }
     if let Some(name) = std::env::var_os("DECODE_ONLY") {
         let file = wstest::post_files::all()
             .into_iter()

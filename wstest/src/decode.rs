@@ -467,24 +467,23 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     #[inline(always)]
     fn int(&mut self, element: &Tag<'i>) -> Decoded<i32> {
         let text = self.value(element)?;
-        parse_int(&text).ok_or_else(|| self.bad_value(element, &text, "xsd:int"))
+        parse_int(&text).ok_or_else(|| self.bad_value(&element.local, &text, "xsd:int"))
     }
 
     #[inline(always)]
     fn float(&mut self, element: &Tag<'i>) -> Decoded<f32> {
         let text = self.value(element)?;
-        parse_float(&text).ok_or_else(|| self.bad_value(element, &text, "xsd:float"))
+        parse_float(&text).ok_or_else(|| self.bad_value(&element.local, &text, "xsd:float"))
     }
 
     fn date_time(&mut self, element: &Tag<'i>) -> Decoded<DateTime> {
         let text = self.value(element)?;
-        parse_date_time(&text).ok_or_else(|| self.bad_value(element, &text, "xsd:dateTime"))
+        parse_date_time(&text).ok_or_else(|| self.bad_value(&element.local, &text, "xsd:dateTime"))
     }
 
-    fn bad_value(&self, element: &Tag<'i>, text: &str, type_name: &str) -> DecodeError {
+    fn bad_value(&self, local: &str, text: &str, type_name: &str) -> DecodeError {
         self.fault(format!(
-            "{} is {:?}, which is not an {type_name}",
-            element.local,
+            "{local} is {:?}, which is not an {type_name}",
             truncated(text)
         ))
     }
@@ -498,6 +497,28 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     ) -> Decoded<Option<Tag<'i>>> {
         let mut seen = [false; 3];
         let mut next = None;
+        // The shortcut for `<i>…</i><f>…</f><s>…</s>` in order, which is nearly every struct;
+        // anything else is read below, token by token.
+        if !element.empty
+            && let Some(i) = self.lexer.simple_wstest_element("i")
+        {
+            item.i = parse_int(&i).ok_or_else(|| self.bad_value("i", &i, "xsd:int"))?;
+            seen[0] = true;
+            if let Some(f) = self.lexer.simple_wstest_element("f") {
+                item.f = Some(parse_float(&f).ok_or_else(|| self.bad_value("f", &f, "xsd:float"))?);
+                seen[1] = true;
+                if let Some(s) = self.lexer.simple_wstest_element("s") {
+                    item.s = Some(s);
+                    seen[2] = true;
+                    if self.lexer.leave_element() {
+                        return Ok(None);
+                    }
+                    if self.lexer.enter_wstest_element("Next") {
+                        return Ok(Some(wstest_tag("Next")));
+                    }
+                }
+            }
+        }
         while let Some(child) = self.wstest_child(element)? {
             let slot = match &*child.local {
                 "i" => 0,
@@ -588,7 +609,15 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
             return Err(self.fault(format!("{name} is not nillable")));
         }
         let mut items = Vec::new();
-        while let Some(child) = self.wstest_child(&array)? {
+        loop {
+            // The shortcut for a plain `<l>`; anything else comes as a token.
+            if !array.empty && self.lexer.enter_wstest_element("l") {
+                items.push(self.test_struct(&wstest_tag("l"))?);
+                continue;
+            }
+            let Some(child) = self.wstest_child(&array)? else {
+                break;
+            };
             if child.local != "l" {
                 return Err(self.fault(format!("{name} holds {}, expected l", child.describe())));
             }
@@ -629,6 +658,9 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         }
         // The innermost node has closed; each enclosing node must close right after its Next.
         for _ in 1..nodes.len() {
+            if self.lexer.leave_element() {
+                continue;
+            }
             if let Item::Child(child) = self.next_item("TestNode")? {
                 return Err(self.fault(format!(
                     "{} follows Next: Next must be the last child of a TestNode",
@@ -884,6 +916,18 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
             items.push(Some(item));
         }
         Ok(items)
+    }
+}
+
+/// The tag of a plain WSTest element the lexer entered by a shortcut.
+fn wstest_tag(local: &'static str) -> Tag<'static> {
+    Tag {
+        local: Cow::Borrowed(local),
+        ns: Ns::WsTest,
+        empty: false,
+        nil: false,
+        must_understand: false,
+        text: None,
     }
 }
 

@@ -352,6 +352,22 @@ fn push_int(out: &mut Vec<u8>, value: i32) {
 
 #[inline]
 fn push_float(out: &mut Vec<u8>, value: f32) {
+    // Values that are exactly a decimal of at most six digits with one after the point (2.0,
+    // 7.5; not 0.1, which binary cannot hold) are written from their integer tenths: the same
+    // text as ryu's shortest form, since no shorter decimal lies within half a unit in the last
+    // place of an f32 at six digits, at a fraction of ryu's cost. The tenths are exact: an f32
+    // times ten fits an f64 exactly.
+    let tenths = f64::from(value) * 10.0;
+    if value != 0.0 && tenths.fract() == 0.0 && tenths.abs() < 1e6 {
+        let tenths = tenths as i64;
+        if tenths < 0 {
+            out.push(b'-');
+        }
+        let tenths = tenths.unsigned_abs();
+        out.extend_from_slice(itoa::Buffer::new().format(tenths / 10).as_bytes());
+        out.extend_from_slice(&[b'.', b'0' + (tenths % 10) as u8]);
+        return;
+    }
     out.extend_from_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
 }
 

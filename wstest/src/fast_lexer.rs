@@ -31,6 +31,11 @@ pub(crate) struct FastLexer<'i> {
     root_closed: bool,
     /// Bindings of an empty element, dropped before the next token.
     pending_pop: Option<usize>,
+    /// Bumped whenever `bindings` changes, to know when `wstest_prefix` must be looked up again.
+    bindings_epoch: u32,
+    /// The prefix that names the WSTest namespace ("" for the default namespace), as of
+    /// `bindings_epoch`.
+    wstest_prefix: Option<(u32, Option<&'i str>)>,
 }
 
 const UNSUPPORTED: LexError = LexError::Unsupported;
@@ -81,6 +86,8 @@ impl<'i> FastLexer<'i> {
             scopes: Vec::with_capacity(16),
             root_closed: false,
             pending_pop: None,
+            bindings_epoch: 0,
+            wstest_prefix: None,
         };
         if xml.starts_with("<?") {
             let end = xml.find("?>")? + 2;
@@ -126,7 +133,7 @@ impl<'i> FastLexer<'i> {
             return Err(UNSUPPORTED);
         }
         let scope = self.scopes.pop().ok_or(UNSUPPORTED)?;
-        self.bindings.truncate(scope);
+        self.truncate_bindings(scope);
         if self.open.is_empty() {
             self.root_closed = true;
         }
@@ -194,11 +201,13 @@ impl<'i> FastLexer<'i> {
             n_attributes += 1;
             if attr_name == "xmlns" {
                 self.bindings.push(("", Ns::of_uri(value)));
+                self.bindings_epoch += 1;
             } else if let Some(prefix) = attr_name.strip_prefix("xmlns:") {
                 if value.is_empty() || prefix == "xml" || prefix == "xmlns" {
                     return Err(UNSUPPORTED);
                 }
                 self.bindings.push((prefix, Ns::of_uri(value)));
+                self.bindings_epoch += 1;
             }
             pos = value_end + 1;
         };
@@ -260,6 +269,56 @@ impl<'i> FastLexer<'i> {
         }))
     }
 
+    fn truncate_bindings(&mut self, len: usize) {
+        if self.bindings.len() != len {
+            self.bindings.truncate(len);
+            self.bindings_epoch += 1;
+        }
+    }
+
+    /// The prefix bound to the WSTest namespace in the current scope ("" when it is the default
+    /// namespace), if any.
+    fn wstest_prefix(&mut self) -> Option<&'i str> {
+        if let Some((epoch, prefix)) = self.wstest_prefix
+            && epoch == self.bindings_epoch
+        {
+            return prefix;
+        }
+        let prefix = self
+            .bindings
+            .iter()
+            .rev()
+            .map(|(prefix, _)| *prefix)
+            .find(|prefix| self.resolve(prefix) == Some(Ns::WsTest));
+        self.wstest_prefix = Some((self.bindings_epoch, prefix));
+        prefix
+    }
+
+    /// If the bytes at `at` are the qualified name of WSTest's `local` (with the prefix that is
+    /// bound to WSTest here), the name's length.
+    #[inline(always)]
+    fn wstest_name_at(&mut self, at: usize, local: &str) -> Option<usize> {
+        if let Some(scope) = self.pending_pop.take() {
+            self.truncate_bindings(scope);
+        }
+        let prefix = self.wstest_prefix()?;
+        let bytes = self.bytes();
+        let len = if prefix.is_empty() {
+            local.len()
+        } else {
+            prefix.len() + 1 + local.len()
+        };
+        let name = bytes.get(at..at + len)?;
+        let matches = if prefix.is_empty() {
+            same_bytes(name, local.as_bytes())
+        } else {
+            same_bytes(&name[..prefix.len()], prefix.as_bytes())
+                && name[prefix.len()] == b':'
+                && same_bytes(&name[prefix.len() + 1..], local.as_bytes())
+        };
+        matches.then_some(len)
+    }
+
     /// The namespace of an element prefix ("" for none), if bound.
     fn resolve(&self, prefix: &str) -> Option<Ns> {
         match self
@@ -278,19 +337,22 @@ impl<'i> FastLexer<'i> {
 /// Checks character data and resolves its references: borrowed when there are none.
 /// Gives up on what needs quick-xml: carriage returns (end-of-line normalisation), `]`
 /// (`]]>` may not stand in text), control characters, and U+FFFE/U+FFFF (behind 0xEF).
-#[inline]
+#[inline(always)]
 fn unescape(raw: &str) -> Result<Cow<'_, str>, LexError> {
-    let mut needs_unescape = false;
+    let mut class = PLAIN;
     for &byte in raw.as_bytes() {
-        match TEXT_CLASS[usize::from(byte)] {
-            PLAIN => {}
-            AMPERSAND => needs_unescape = true,
-            _ => return Err(UNSUPPORTED),
-        }
+        class |= TEXT_CLASS[usize::from(byte)];
     }
-    if !needs_unescape {
-        return Ok(Cow::Borrowed(raw));
+    match class {
+        PLAIN => Ok(Cow::Borrowed(raw)),
+        AMPERSAND => resolve_references(raw),
+        _ => Err(UNSUPPORTED),
     }
+}
+
+#[cold]
+#[inline(never)]
+fn resolve_references(raw: &str) -> Result<Cow<'_, str>, LexError> {
     let mut text = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(amp) = rest.find('&') {
@@ -407,7 +469,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
     #[inline(always)]
     fn next_token(&mut self) -> Result<Token<'i>, LexError> {
         if let Some(scope) = self.pending_pop.take() {
-            self.bindings.truncate(scope);
+            self.truncate_bindings(scope);
         }
         let bytes = self.bytes();
         match bytes.get(self.pos) {
@@ -424,5 +486,63 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     fn position(&self) -> u64 {
         self.pos as u64
+    }
+
+    #[inline]
+    fn simple_wstest_element(&mut self, local: &str) -> Option<Cow<'i, str>> {
+        let name_len = self.wstest_name_at(self.pos + 1, local)?;
+        let bytes = self.bytes();
+        let text_start = self.pos + 1 + name_len + 1;
+        if bytes.get(self.pos) != Some(&b'<') || bytes.get(text_start - 1) != Some(&b'>') {
+            return None;
+        }
+        let lt = memchr(b'<', bytes.get(text_start..)?)? + text_start;
+        let end = lt + 2 + name_len;
+        if bytes.get(lt + 1) != Some(&b'/')
+            || bytes.get(end) != Some(&b'>')
+            || self.wstest_name_at(lt + 2, local)? != name_len
+        {
+            return None;
+        }
+        let text = unescape(&self.xml[text_start..lt]).ok()?;
+        self.pos = end + 1;
+        Some(text)
+    }
+
+    #[inline]
+    fn enter_wstest_element(&mut self, local: &str) -> bool {
+        let Some(name_len) = self.wstest_name_at(self.pos + 1, local) else {
+            return false;
+        };
+        let bytes = self.bytes();
+        let close = self.pos + 1 + name_len;
+        if bytes.get(self.pos) != Some(&b'<') || bytes.get(close) != Some(&b'>') {
+            return false;
+        }
+        self.open.push(&self.xml[self.pos + 1..close]);
+        self.scopes.push(self.bindings.len());
+        self.pos = close + 1;
+        true
+    }
+
+    #[inline]
+    fn leave_element(&mut self) -> bool {
+        let Some(&open) = self.open.last() else {
+            return false;
+        };
+        let bytes = self.bytes();
+        let end = self.pos + 2 + open.len();
+        let at_end_tag = bytes.get(self.pos..self.pos + 2) == Some(b"</")
+            && bytes.get(end) == Some(&b'>')
+            && same_bytes(&bytes[self.pos + 2..end], open.as_bytes());
+        if !at_end_tag || self.open.len() == 1 {
+            return false;
+        }
+        self.open.pop();
+        if let Some(scope) = self.scopes.pop() {
+            self.truncate_bindings(scope);
+        }
+        self.pos = end + 1;
+        true
     }
 }

@@ -295,3 +295,42 @@ fn direct_get_order_writer_matches_the_generator() {
         );
     }
 }
+
+/// Floats are written as ryu's shortest text, whichever path writes them.
+#[test]
+fn floats_are_written_in_shortest_form() {
+    let mut generator = Gen(7);
+    let mut values: Vec<f32> = vec![
+        2.0,
+        2.5,
+        -2.5,
+        0.5,
+        -0.5,
+        12_345_678.0,
+        99_999_999.9,
+        1e8,
+        0.1,
+        -0.0,
+    ];
+    values.extend((0..2000).map(|idx| idx as f32 * 0.5 - 300.0));
+    values.extend(
+        (0..2000)
+            .map(|_| f32::from_bits(generator.next() as u32))
+            .filter(|v| v.is_finite()),
+    );
+    for value in values {
+        let item = TestStruct {
+            i: 0,
+            f: Some(value),
+            s: None,
+        };
+        let mut out = Vec::new();
+        wstest::encode_response(&Response::EchoStruct(vec![item]), &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let expected = format!("<f>{}</f>", ryu::Buffer::new().format_finite(value));
+        assert!(
+            text.contains(&expected),
+            "{value:?}: {expected} not in {text}"
+        );
+    }
+}
