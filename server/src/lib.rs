@@ -3,6 +3,7 @@
 //! # Map
 //! - [`config`]: the command line and the [`Config`] it yields.
 //! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
+//! - `watchdog`: the header and idle timeouts of a connection.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
 //!
 //! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
@@ -11,19 +12,20 @@
 
 pub mod config;
 pub mod service;
+mod watchdog;
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 
 pub use config::Config;
+use watchdog::{ConnectionState, WatchedIo, watchdog};
 
 /// Binds a listening socket the way a benchmark server wants it: address reuse, a deep backlog,
 /// and TCP_NODELAY (inherited by every accepted connection on Linux).
@@ -118,8 +120,9 @@ fn worker(
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        let mut http = http1::Builder::new();
-        http.timer(TokioTimer::new()).header_read_timeout(config.header_timeout);
+        // No hyper timer: the connection watchdog enforces both timeouts, which spares every
+        // request the allocation and arming of a header timer.
+        let http = http1::Builder::new();
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
@@ -129,19 +132,20 @@ fn worker(
                         tokio::time::sleep(Duration::from_millis(10)).await;
                         continue;
                     };
-                    let activity = Arc::new(AtomicU64::new(0));
-                    let io = TokioIo::new(ActivityIo { inner: stream, activity: Arc::clone(&activity) });
-                    let service = service::Service::new(Arc::clone(&config));
+                    let state = Arc::new(ConnectionState::new());
+                    let io = TokioIo::new(WatchedIo::new(stream, Arc::clone(&state)));
+                    let service = service::Service::new(Arc::clone(&config), Arc::clone(&state));
                     let connection = graceful.watch(http.serve_connection(io, service));
                     let task = tokio::spawn(async move {
                         let _ = connection.await;
                     });
-                    if let Some(idle) = config.idle_timeout {
-                        // A task of its own, so that its timer is not polled on every request.
+                    if config.header_timeout.is_some() || config.idle_timeout.is_some() {
+                        // A task of its own, so that no timer is polled or armed per request.
                         let abort = task.abort_handle();
+                        let (header, idle) = (config.header_timeout, config.idle_timeout);
                         tokio::spawn(async move {
                             tokio::select! {
-                                _ = idle_watchdog(activity, idle) => abort.abort(),
+                                _ = watchdog(state, header, idle) => abort.abort(),
                                 _ = task => {}
                             }
                         });
@@ -157,78 +161,4 @@ fn worker(
         }
         anyhow::Ok(())
     })
-}
-
-/// Resolves once a connection has read nothing for a whole `idle` period; the connection's task
-/// is then aborted, which closes its socket.
-///
-/// Checked once per period, so an idle connection closes between one and two periods after its
-/// last byte; the read path only bumps a counter.
-async fn idle_watchdog(activity: Arc<AtomicU64>, idle: Duration) {
-    let mut seen = activity.load(Ordering::Relaxed);
-    loop {
-        tokio::time::sleep(idle).await;
-        let now = activity.load(Ordering::Relaxed);
-        if now == seen {
-            return;
-        }
-        seen = now;
-    }
-}
-
-/// A TCP stream that counts the reads that brought data, for the idle watchdog.
-struct ActivityIo {
-    inner: tokio::net::TcpStream,
-    activity: Arc<AtomicU64>,
-}
-
-impl tokio::io::AsyncRead for ActivityIo {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let result = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.fetch_add(1, Ordering::Relaxed);
-        }
-        result
-    }
-}
-
-impl tokio::io::AsyncWrite for ActivityIo {
-    fn poll_write(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.inner).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        std::pin::Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        std::pin::Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
 }

@@ -15,13 +15,13 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
 use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper::body::{Body as _, Incoming};
 
 use crate::config::Config;
+use crate::watchdog::ConnectionState;
 
 const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
@@ -30,27 +30,34 @@ const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=ut
 #[derive(Debug, Clone)]
 pub struct Service {
     config: Arc<Config>,
+    state: Arc<ConnectionState>,
 }
 
 impl Service {
-    pub fn new(config: Arc<Config>) -> Service {
-        Service { config }
+    pub(crate) fn new(config: Arc<Config>, state: Arc<ConnectionState>) -> Service {
+        Service { config, state }
     }
 }
 
 impl hyper::service::Service<Request<Incoming>> for Service {
-    type Response = Response<Full<Bytes>>;
+    type Response = Response<Full<Body>>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         let config = Arc::clone(&self.config);
-        Box::pin(async move { Ok(handle(&config, request).await) })
+        let state = Arc::clone(&self.state);
+        state.request_started();
+        Box::pin(async move {
+            let response = handle(&config, request).await;
+            state.request_done();
+            Ok(response)
+        })
     }
 }
 
 /// Answers one request.
-pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Full<Bytes>> {
+pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Full<Body>> {
     let path = request.uri().path();
     if !config
         .paths
@@ -88,7 +95,7 @@ pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Ful
     }
 }
 
-async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Bytes>> {
+async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Body>> {
     if let Some(refusal) = check_content_type(request.headers().get(CONTENT_TYPE)) {
         return refusal;
     }
@@ -115,7 +122,7 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Byte
         }
     };
     let soap_action = parts.headers.get("soapaction").map(HeaderValue::as_bytes);
-    let mut out = Vec::with_capacity(response_capacity(body.len()));
+    let mut out = Body::buffer();
     let (status, body) = match wstest::respond(soap_action, &body, now(), &mut out) {
         Ok(_) => (StatusCode::OK, out),
         Err(fault) => {
@@ -124,16 +131,77 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Byte
             (StatusCode::INTERNAL_SERVER_ERROR, out)
         }
     };
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let mut response = Response::new(Full::new(Body::from(body)));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
     response
 }
 
-/// A first guess at the response size, so that most responses are written without regrowing
-/// the buffer: echoes are about as large as their request, GetOrder much larger.
-fn response_capacity(request_len: usize) -> usize {
-    (request_len + 512).max(8 * 1024)
+/// A response body: a buffer that goes back to its thread's pool when hyper has written it, so
+/// that answering a request allocates nothing for the response. Every response is written
+/// anew into a cleared buffer; only the memory is reused.
+#[derive(Debug)]
+pub struct Body {
+    bytes: Vec<u8>,
+    /// How much of `bytes` hyper has taken.
+    at: usize,
+}
+
+/// Buffers kept per thread: enough for a worker's connections' responses in flight.
+const POOL_SIZE: usize = 256;
+/// Larger buffers (from a rare huge response) are freed rather than kept.
+const POOL_MAX_CAPACITY: usize = 256 * 1024;
+
+thread_local! {
+    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Body {
+    /// An empty buffer, from the pool when it has one.
+    fn buffer() -> Vec<u8> {
+        POOL.with(|pool| pool.borrow_mut().pop())
+            .unwrap_or_default()
+    }
+}
+
+impl From<Vec<u8>> for Body {
+    fn from(bytes: Vec<u8>) -> Body {
+        Body { bytes, at: 0 }
+    }
+}
+
+impl Drop for Body {
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.bytes);
+        if bytes.capacity() == 0 || bytes.capacity() > POOL_MAX_CAPACITY {
+            return;
+        }
+        bytes.clear();
+        let _ = POOL.try_with(|pool| {
+            let mut pool = pool.borrow_mut();
+            if pool.len() < POOL_SIZE {
+                pool.push(bytes);
+            }
+        });
+    }
+}
+
+impl bytes::Buf for Body {
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn chunk(&self) -> &[u8] {
+        &self.bytes[self.at..]
+    }
+
+    fn advance(&mut self, n: usize) {
+        assert!(
+            n <= self.remaining(),
+            "advanced past the end of a response body"
+        );
+        self.at += n;
+    }
 }
 
 fn now() -> wstest::DateTime {
@@ -147,7 +215,7 @@ fn now() -> wstest::DateTime {
 
 /// SOAP 1.1 travels as text/xml. application/xml and a missing type are taken too, since some
 /// clients send them; anything else, SOAP 1.2's application/soap+xml included, is refused.
-fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Bytes>>> {
+fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Body>>> {
     let value = value?;
     let media_type = value
         .as_bytes()
@@ -172,7 +240,7 @@ fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Bytes
     ))
 }
 
-fn too_large(config: &Config) -> Response<Full<Bytes>> {
+fn too_large(config: &Config) -> Response<Full<Body>> {
     let mut response = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!(
@@ -187,7 +255,7 @@ fn too_large(config: &Config) -> Response<Full<Bytes>> {
     response
 }
 
-fn wsdl(request: &Request<Incoming>) -> Response<Full<Bytes>> {
+fn wsdl(request: &Request<Incoming>) -> Response<Full<Body>> {
     let host = request
         .headers()
         .get(HOST)
@@ -200,13 +268,15 @@ fn wsdl(request: &Request<Incoming>) -> Response<Full<Bytes>> {
         })
         .unwrap_or("localhost:8082");
     let address = format!("http://{host}{}", request.uri().path());
-    let mut response = Response::new(Full::new(Bytes::from(wstest::wsdl::wsdl(&address))));
+    let mut response = Response::new(Full::new(Body::from(
+        wstest::wsdl::wsdl(&address).into_bytes(),
+    )));
     response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
     response
 }
 
-fn plain(status: StatusCode, text: String) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from(text)));
+fn plain(status: StatusCode, text: String) -> Response<Full<Body>> {
+    let mut response = Response::new(Full::new(Body::from(text.into_bytes())));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, TEXT_PLAIN);
     response

@@ -496,7 +496,17 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         if bytes.get(self.pos) != Some(&b'<') || bytes.get(text_start - 1) != Some(&b'>') {
             return None;
         }
-        let lt = memchr(b'<', bytes.get(text_start..)?)? + text_start;
+        // One pass finds the end of the text and classifies its bytes.
+        let mut lt = text_start;
+        let mut class = PLAIN;
+        loop {
+            let byte = *bytes.get(lt)?;
+            if byte == b'<' {
+                break;
+            }
+            class |= TEXT_CLASS[usize::from(byte)];
+            lt += 1;
+        }
         let end = lt + 2 + name_len;
         if bytes.get(lt + 1) != Some(&b'/')
             || bytes.get(end) != Some(&b'>')
@@ -504,7 +514,12 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         {
             return None;
         }
-        let text = unescape(&self.xml[text_start..lt]).ok()?;
+        let raw = &self.xml[text_start..lt];
+        let text = match class {
+            PLAIN => Cow::Borrowed(raw),
+            AMPERSAND => resolve_references(raw).ok()?,
+            _ => return None,
+        };
         self.pos = end + 1;
         Some(text)
     }
