@@ -5,6 +5,9 @@
 //! - idle: nothing was read for `idle_timeout`;
 //! - header: the first bytes of a request arrived more than `header_timeout` ago and its head is
 //!   still not complete.
+//!
+//!
+//!
 //! Either ends the connection. So the request path only bumps counters; no timer is allocated,
 //! armed or cancelled per request, which hyper's own header timer does.
 
