@@ -6,6 +6,9 @@
 #   DURATION_SECONDS  per server and post file, default 10
 #   RESULTS_FILE      where the Markdown table is appended, default scripts/results/bench-server.md
 #
+# Then it opens 1,000 keep-alive connections to wstest-server, sends a GetOrder on each, keeps
+# them open, and records the server's resident memory (VmRSS).
+#
 # Each server runs alone on core 0 (taskset -c 0); wrk -t1 -c30 runs on core 1 (taskset -c 1).
 # The ratio column is wstest-server's requests/second divided by the ceiling's.
 # Needs: wrk (Debian package wrk), taskset, and ../shared/tools/ceiling beside the repo.
@@ -80,3 +83,37 @@ for name in $(manifest_names "$post_files/manifest.toml"); do
     ratio=$(awk -v s="$server_rps" -v c="$ceiling_rps" 'BEGIN { printf "%.2f", s / c }')
     echo "| $name | $ceiling_rps | $server_rps | $ratio |" | tee -a "$results"
 done
+
+# Memory under 1,000 open keep-alive connections, each of which has been served once.
+port=$(free_port)
+taskset -c 0 "$server_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 &
+pid=$!
+wait_for_port "$port"
+rss_kb=$(python3 - "$port" "$pid" "$post_files/getorder100.xml" <<'PY'
+import socket, sys
+port, pid, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+body = open(path, "rb").read()
+request = (b"POST /WSTest HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\n"
+           b"SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
+sockets = []
+for _ in range(1000):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(request)
+    sockets.append(s)
+for s in sockets:
+    data = b""
+    while b"</soap:Envelope>" not in data:
+        chunk = s.recv(65536)
+        assert chunk, "connection closed"
+        data += chunk
+    assert data.startswith(b"HTTP/1.1 200"), data[:40]
+for line in open(f"/proc/{pid}/status"):
+    if line.startswith("VmRSS:"):
+        print(line.split()[1])
+PY
+)
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+pid=""
+echo | tee -a "$results"
+echo "wstest-server resident memory with 1,000 open keep-alive connections, each served a getorder100: $((rss_kb / 1024)) MB ($rss_kb kB)" | tee -a "$results"

@@ -724,6 +724,22 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         const NAMES: [&str; 3] = ["orderId", "customerId", "messageSize"];
         let mut params = GetOrder::default();
         let mut seen = [false; 3];
+        // The shortcut for the three parameters in schema order, as every client sends them.
+        if !payload.empty {
+            for (slot, name) in NAMES.iter().enumerate() {
+                let Some(text) = self.lexer.simple_wstest_element(name) else {
+                    break;
+                };
+                let value =
+                    parse_int(&text).ok_or_else(|| self.bad_value(name, &text, "xsd:int"))?;
+                match slot {
+                    0 => params.order_id = value,
+                    1 => params.customer_id = value,
+                    _ => params.message_size = value,
+                }
+                seen[slot] = true;
+            }
+        }
         while let Some(child) = self.wstest_child(payload)? {
             let Some(slot) = NAMES.iter().position(|name| *name == child.local) else {
                 return Err(self.fault(format!(
@@ -951,6 +967,18 @@ fn is_xml_space(ch: char) -> bool {
 
 /// Parses xsd:int: an optional sign and digits; xsd collapses the white space around them.
 pub(crate) fn parse_int(text: &str) -> Option<i32> {
+    // The common case, `-?digits` with at most nine digits, cannot overflow and needs no trim.
+    let bytes = text.as_bytes();
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    if (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
+        let value = digits
+            .iter()
+            .fold(0i32, |value, digit| value * 10 + i32::from(digit - b'0'));
+        return Some(if negative { -value } else { value });
+    }
     text.trim_matches(is_xml_space).parse().ok()
 }
 
@@ -1086,6 +1114,31 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcut for plain integers reads every one as the general parser does.
+    #[test]
+    fn plain_integers_parse_as_the_standard_parser_does() {
+        for text in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "123456789",
+            "-123456789",
+            "1234567890",
+            "2147483647",
+            "-2147483648",
+            "2147483648",
+            "+5",
+            " 5 ",
+            "",
+            "-",
+            "5a",
+            "0005",
+        ] {
+            assert_eq!(parse_int(text), text.trim().parse::<i32>().ok(), "{text:?}");
+        }
+    }
 
     /// The shortcut for plain decimals reads every one exactly as the general parser does.
     #[test]

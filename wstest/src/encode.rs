@@ -184,7 +184,9 @@ fn close_payload(out: &mut Vec<u8>, name: &str) {
 fn write_structs(out: &mut Vec<u8>, name: &[u8], items: &[TestStruct<'_>]) {
     start(out, name);
     for item in items {
-        write_struct(out, b"l", item);
+        out.extend_from_slice(b"<l>");
+        write_struct_fields(out, item);
+        out.extend_from_slice(b"</l>");
     }
     end(out, name);
 }
