@@ -104,14 +104,7 @@ fn expect_100_continue_is_honoured() {
     let server = TestServer::start();
     let mut client = server.connect();
     let body = wstest::post_files::all()[3].body();
-    client.send(
-        format!(
-            "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        )
-        .as_bytes(),
-    );
-    assert_eq!(client.read_response().status, 100);
+    client.post_head_expecting_continue(body.len());
     client.send(&body);
     check_answer("100-continue", &body, &client.read_response());
 }
@@ -208,14 +201,7 @@ fn shutdown_finishes_in_flight_requests() {
     let body = wstest::post_files::all()[1].body();
     // A request is in flight when the signal comes: the server has its head (it said
     // 100 Continue, which it does once the request reached the service) and part of its body.
-    client.send(
-        format!(
-            "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nExpect: 100-continue\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        )
-        .as_bytes(),
-    );
-    assert_eq!(client.read_response().status, 100);
+    client.post_head_expecting_continue(body.len());
     client.send(&body[..100]);
     let stopping = std::thread::spawn(move || server.stop());
     // Wait until the server has stopped accepting: from then on it is shutting down.

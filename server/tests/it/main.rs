@@ -124,6 +124,18 @@ impl Client {
         self.read_response()
     }
 
+    /// Sends the head of a POST of `body_len` bytes with `Expect: 100-continue` and reads the
+    /// server's 100 Continue, which it sends once the request has reached the service.
+    pub(crate) fn post_head_expecting_continue(&mut self, body_len: usize) {
+        self.send(
+            format!(
+                "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nExpect: 100-continue\r\nContent-Length: {body_len}\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        assert_eq!(self.read_response().status, 100);
+    }
+
     fn fill(&mut self) -> bool {
         let mut chunk = [0u8; 64 * 1024];
         let n = self
