@@ -134,7 +134,7 @@ fn worker(
                     };
                     let state = Arc::new(ConnectionState::new());
                     let io = TokioIo::new(WatchedIo::new(stream, Arc::clone(&state)));
-                    let service = service::Service::new(Arc::clone(&config), Arc::clone(&state));
+                    let service = service::service(Arc::clone(&config), Arc::clone(&state));
                     let connection = graceful.watch(http.serve_connection(io, service));
                     let task = tokio::spawn(async move {
                         let _ = connection.await;

@@ -11,7 +11,6 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -26,34 +25,30 @@ use crate::watchdog::ConnectionState;
 const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
 
-/// The hyper service of one connection.
-#[derive(Debug, Clone)]
-pub struct Service {
+/// The hyper service of one connection: [`handle`], with the connection's watchdog told when
+/// each request starts and ends.
+///
+/// Built with `service_fn`, whose future is a concrete type: no allocation or dynamic call per
+/// request, as a boxed future would cost.
+pub(crate) fn service(
     config: Arc<Config>,
     state: Arc<ConnectionState>,
-}
-
-impl Service {
-    pub(crate) fn new(config: Arc<Config>, state: Arc<ConnectionState>) -> Service {
-        Service { config, state }
-    }
-}
-
-impl hyper::service::Service<Request<Incoming>> for Service {
-    type Response = Response<Full<Body>>;
-    type Error = Infallible;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
-
-    fn call(&self, request: Request<Incoming>) -> Self::Future {
-        let config = Arc::clone(&self.config);
-        let state = Arc::clone(&self.state);
+) -> impl hyper::service::Service<
+    Request<Incoming>,
+    Response = Response<Full<Body>>,
+    Error = Infallible,
+    Future = impl Future<Output = Result<Response<Full<Body>>, Infallible>> + Send,
+> + Clone {
+    hyper::service::service_fn(move |request| {
+        let config = Arc::clone(&config);
+        let state = Arc::clone(&state);
         state.request_started();
-        Box::pin(async move {
+        async move {
             let response = handle(&config, request).await;
             state.request_done();
-            Ok(response)
-        })
-    }
+            Ok::<_, Infallible>(response)
+        }
+    })
 }
 
 /// Answers one request.
