@@ -16,6 +16,7 @@ mod watchdog;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -117,7 +118,11 @@ fn worker(
         .enable_all()
         .build()
         .context("building a worker runtime")?;
-    runtime.block_on(async move {
+    // Connections never leave their thread, so their tasks are local: their state is shared with
+    // `Rc` and `Cell`, without atomic operations on the request path.
+    let local = tokio::task::LocalSet::new();
+    runtime.block_on(local.run_until(async move {
+        let config = Rc::new(Config::clone(&config));
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let graceful = hyper_util::server::graceful::GracefulShutdown::new();
         // No hyper timer: the connection watchdog enforces both timeouts, which spares every
@@ -132,18 +137,18 @@ fn worker(
                         tokio::time::sleep(Duration::from_millis(10)).await;
                         continue;
                     };
-                    let state = Arc::new(ConnectionState::new());
-                    let io = TokioIo::new(WatchedIo::new(stream, Arc::clone(&state)));
-                    let service = service::service(Arc::clone(&config), Arc::clone(&state));
+                    let state = Rc::new(ConnectionState::new());
+                    let io = TokioIo::new(WatchedIo::new(stream, Rc::clone(&state)));
+                    let service = service::service(Rc::clone(&config), Rc::clone(&state));
                     let connection = graceful.watch(http.serve_connection(io, service));
-                    let task = tokio::spawn(async move {
+                    let task = tokio::task::spawn_local(async move {
                         let _ = connection.await;
                     });
                     if config.header_timeout.is_some() || config.idle_timeout.is_some() {
                         // A task of its own, so that no timer is polled or armed per request.
                         let abort = task.abort_handle();
                         let (header, idle) = (config.header_timeout, config.idle_timeout);
-                        tokio::spawn(async move {
+                        tokio::task::spawn_local(async move {
                             tokio::select! {
                                 _ = watchdog(state, header, idle) => abort.abort(),
                                 _ = task => {}
@@ -160,5 +165,5 @@ fn worker(
             _ = tokio::time::sleep(config.shutdown_grace) => {}
         }
         anyhow::Ok(())
-    })
+    }))
 }

@@ -11,7 +11,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST};
@@ -31,17 +31,17 @@ const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=ut
 /// Built with `service_fn`, whose future is a concrete type: no allocation or dynamic call per
 /// request, as a boxed future would cost.
 pub(crate) fn service(
-    config: Arc<Config>,
-    state: Arc<ConnectionState>,
+    config: Rc<Config>,
+    state: Rc<ConnectionState>,
 ) -> impl hyper::service::Service<
     Request<Incoming>,
     Response = Response<Full<Body>>,
     Error = Infallible,
-    Future = impl Future<Output = Result<Response<Full<Body>>, Infallible>> + Send,
+    Future = impl Future<Output = Result<Response<Full<Body>>, Infallible>>,
 > + Clone {
     hyper::service::service_fn(move |request| {
-        let config = Arc::clone(&config);
-        let state = Arc::clone(&state);
+        let config = Rc::clone(&config);
+        let state = Rc::clone(&state);
         state.request_started();
         async move {
             let response = handle(&config, request).await;

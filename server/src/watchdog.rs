@@ -11,9 +11,9 @@
 //! Either ends the connection. So the request path only bumps counters; no timer is allocated,
 //! armed or cancelled per request, which hyper's own header timer does.
 
+use std::cell::Cell;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -26,47 +26,47 @@ use tokio::time::Instant;
 pub(crate) struct ConnectionState {
     born: Instant,
     /// Reads that brought data.
-    n_reads: AtomicU64,
+    n_reads: Cell<u64>,
     /// Between requests: the next byte read starts a request head.
-    waiting: AtomicBool,
+    waiting: Cell<bool>,
     /// When the pending request's first bytes arrived, in milliseconds since `born`, plus one;
     /// zero when no head is pending.
-    head_started: AtomicU64,
+    head_started: Cell<u64>,
 }
 
 impl ConnectionState {
     pub(crate) fn new() -> ConnectionState {
         ConnectionState {
             born: Instant::now(),
-            n_reads: AtomicU64::new(0),
-            waiting: AtomicBool::new(true),
-            head_started: AtomicU64::new(0),
+            n_reads: Cell::new(0),
+            waiting: Cell::new(true),
+            head_started: Cell::new(0),
         }
     }
 
     fn on_read(&self) {
-        self.n_reads.fetch_add(1, Ordering::Relaxed);
-        if self.waiting.load(Ordering::Relaxed) && self.head_started.load(Ordering::Relaxed) == 0 {
+        self.n_reads.set(self.n_reads.get() + 1);
+        if self.waiting.get() && self.head_started.get() == 0 {
             let millis = self.born.elapsed().as_millis() as u64;
-            self.head_started.store(millis + 1, Ordering::Relaxed);
+            self.head_started.set(millis + 1);
         }
     }
 
     /// A request's head is complete: it reached the service.
     pub(crate) fn request_started(&self) {
-        self.waiting.store(false, Ordering::Relaxed);
-        self.head_started.store(0, Ordering::Relaxed);
+        self.waiting.set(false);
+        self.head_started.set(0);
     }
 
     /// The service has answered; what is read next belongs to the next request.
     pub(crate) fn request_done(&self) {
-        self.waiting.store(true, Ordering::Relaxed);
+        self.waiting.set(true);
     }
 }
 
 /// Resolves when the connection has overrun one of its timeouts.
 pub(crate) async fn watchdog(
-    state: Arc<ConnectionState>,
+    state: Rc<ConnectionState>,
     header_timeout: Option<Duration>,
     idle_timeout: Option<Duration>,
 ) {
@@ -76,12 +76,12 @@ pub(crate) async fn watchdog(
         .min()
         .unwrap_or(Duration::MAX);
     let tick = (shortest / 4).max(Duration::from_millis(5));
-    let mut seen_reads = state.n_reads.load(Ordering::Relaxed);
+    let mut seen_reads = state.n_reads.get();
     let mut quiet_since = Instant::now();
     loop {
         tokio::time::sleep(tick).await;
         let now = Instant::now();
-        let n_reads = state.n_reads.load(Ordering::Relaxed);
+        let n_reads = state.n_reads.get();
         if n_reads != seen_reads {
             seen_reads = n_reads;
             quiet_since = now;
@@ -89,7 +89,7 @@ pub(crate) async fn watchdog(
         if idle_timeout.is_some_and(|idle| now - quiet_since >= idle) {
             return;
         }
-        let head_started = state.head_started.load(Ordering::Relaxed);
+        let head_started = state.head_started.get();
         if let Some(header) = header_timeout
             && head_started != 0
         {
@@ -104,11 +104,11 @@ pub(crate) async fn watchdog(
 /// A TCP stream that tells its [`ConnectionState`] about every read that brought data.
 pub(crate) struct WatchedIo {
     inner: TcpStream,
-    state: Arc<ConnectionState>,
+    state: Rc<ConnectionState>,
 }
 
 impl WatchedIo {
-    pub(crate) fn new(inner: TcpStream, state: Arc<ConnectionState>) -> WatchedIo {
+    pub(crate) fn new(inner: TcpStream, state: Rc<ConnectionState>) -> WatchedIo {
         WatchedIo { inner, state }
     }
 }
