@@ -1,0 +1,261 @@
+//! ab's command line, quirks included, mapped to full-named settings.
+
+use std::time::Duration;
+
+use loadgen::cli::{BodyFile, Settings, Target, UsageError, parse};
+
+fn args(command_line: &str) -> Vec<String> {
+    command_line
+        .split(' ')
+        .filter(|word| !word.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The settings of `ab http://127.0.0.1:8082/WSTest` with nothing else.
+fn defaults() -> Settings {
+    parse(&args("http://127.0.0.1:8082/WSTest")).unwrap()
+}
+
+#[track_caller]
+fn check(command_line: &str, expected: impl FnOnce(&mut Settings)) {
+    let mut settings = defaults();
+    expected(&mut settings);
+    assert_eq!(parse(&args(command_line)), Ok(settings), "{command_line}");
+}
+
+#[track_caller]
+fn check_error(command_line: &str, message: &str, exit_code: i32) {
+    let expected = UsageError {
+        message: message.to_owned(),
+        exit_code,
+    };
+    assert_eq!(parse(&args(command_line)), Err(expected), "{command_line}");
+}
+
+const URL: &str = "http://127.0.0.1:8082/WSTest";
+
+#[test]
+fn defaults_are_abs() {
+    let settings = defaults();
+    assert_eq!(
+        settings.target,
+        Target {
+            host: "127.0.0.1".into(),
+            port: 8082,
+            path: "/WSTest".into()
+        }
+    );
+    assert_eq!(settings.n_requests, Some(1));
+    assert_eq!(settings.concurrency, 1);
+    assert_eq!(settings.stall_timeout, Duration::from_secs(30));
+    assert_eq!(settings.content_type, "text/plain");
+    assert_eq!(settings.method, "GET");
+}
+
+#[test]
+fn command_lines_map_to_settings() {
+    check(
+        &format!("-k -c30 -n500000 -p post_files/getorder20.xml -T text/xml {URL}"),
+        |s| {
+            s.keep_alive = true;
+            s.concurrency = 30;
+            s.n_requests = Some(500_000);
+            s.method = "POST".into();
+            s.body_file = Some(BodyFile {
+                method: "POST".into(),
+                path: "post_files/getorder20.xml".into(),
+            });
+            s.content_type = "text/xml".into();
+        },
+    );
+    check(&format!("-kq -n 10 {URL}"), |s| {
+        s.keep_alive = true;
+        s.quiet = true;
+        s.n_requests = Some(10);
+    });
+    check(&format!("-n10 -c 10 -dSlr {URL}"), |s| {
+        s.n_requests = Some(10);
+        s.concurrency = 10;
+        s.no_percentile_table = true;
+        s.no_confidence_estimators = true;
+        s.variable_length = true;
+        s.continue_on_receive_errors = true;
+    });
+    check(
+        &format!("-H SOAPAction:x -H X-Other:y -C a=1 -C b=2 {URL}"),
+        |s| {
+            s.headers = vec!["SOAPAction:x".into(), "X-Other:y".into()];
+            // ab keeps only the last cookie.
+            s.cookie = Some("b=2".into());
+        },
+    );
+    // -t alone: a time limit and no cap on the count (ab would stop at 50,000).
+    check(&format!("-t 5 {URL}"), |s| {
+        s.time_limit = Some(Duration::from_secs(5));
+        s.n_requests = None;
+    });
+    // -t then -n: both hold, as in ab.
+    check(&format!("-t 1 -n 10 {URL}"), |s| {
+        s.time_limit = Some(Duration::from_secs(1));
+        s.n_requests = Some(10);
+    });
+    // -n then -t: -t forgets the count, as in ab (which then caps at 50,000; loadgen does not).
+    check(&format!("-n 10 -t 1 {URL}"), |s| {
+        s.time_limit = Some(Duration::from_secs(1));
+        s.n_requests = None;
+    });
+    check(&format!("-s 2.5 -v 2 -i {URL}"), |s| {
+        s.stall_timeout = Duration::from_millis(2500);
+        s.verbosity = 2;
+        s.head = true;
+        s.method = "HEAD".into();
+    });
+    check(&format!("-u body.xml -m PATCH {URL}"), |s| {
+        s.body_file = Some(BodyFile {
+            method: "PUT".into(),
+            path: "body.xml".into(),
+        });
+        s.method = "PATCH".into();
+    });
+    check(&format!("-x border=1 -g plot.tsv -e pct.csv {URL}"), |s| {
+        s.html = true;
+        s.table_attributes = Some("border=1".into());
+        s.gnuplot_file = Some("plot.tsv".into());
+        s.csv_file = Some("pct.csv".into());
+    });
+    check(
+        &format!("-A user:pw -P proxy:pw -X proxy:3128 -B 127.0.0.2 -b 65536 {URL}"),
+        |s| {
+            s.basic_auth = Some("user:pw".into());
+            s.proxy_auth = Some("proxy:pw".into());
+            s.proxy = Some("proxy:3128".into());
+            s.bind_address = Some("127.0.0.2".into());
+            s.socket_buffer_size = Some(65536);
+        },
+    );
+    check(
+        &format!(
+            "--threads 2 --rate 5000 --duration 30s --warmup 500ms --timeout 2 --json run.json --expect-status 200 --reject-body Fault> --http1.0 {URL}"
+        ),
+        |s| {
+            s.n_threads = Some(2);
+            s.rate = Some(5000.0);
+            s.duration = Some(Duration::from_secs(30));
+            s.warmup = Some(Duration::from_millis(500));
+            s.request_timeout = Some(Duration::from_secs(2));
+            s.json_file = Some("run.json".into());
+            s.expect_status = Some(200);
+            s.reject_body = Some("Fault>".into());
+            s.http10 = true;
+        },
+    );
+    check("-V", |s| {
+        *s = parse(&args("-V")).unwrap();
+        assert!(s.show_version);
+    });
+}
+
+#[test]
+fn urls_are_read_as_ab_reads_them() {
+    for (url, host, port, path) in [
+        ("http://example.test/", "example.test", 80, "/"),
+        (
+            "example.test:8080/a/b?c=1",
+            "example.test",
+            8080,
+            "/a/b?c=1",
+        ),
+        ("http://[::1]:9000/WSTest", "::1", 9000, "/WSTest"),
+        ("[::1]/x", "::1", 80, "/x"),
+    ] {
+        let settings = parse(&args(&format!("-n 1 {url}"))).unwrap();
+        assert_eq!(
+            settings.target,
+            Target {
+                host: host.into(),
+                port,
+                path: path.into()
+            },
+            "{url}"
+        );
+    }
+}
+
+#[test]
+fn bad_command_lines_are_refused_as_ab_does() {
+    check_error("", "ab: wrong number of arguments", 22);
+    check_error(&format!("{URL} -n 1"), "ab: wrong number of arguments", 22);
+    check_error("-n", "ab: option requires an argument -- n", 22);
+    check_error(&format!("-Q {URL}"), "ab: illegal option -- Q", 22);
+    check_error(&format!("-n 0 {URL}"), "Invalid number of requests", 1);
+    check_error(&format!("-n abc {URL}"), "Invalid number of requests", 1);
+    check_error(
+        &format!("-n 5 -c 10 {URL}"),
+        "ab: Cannot use concurrency level greater than total number of requests",
+        22,
+    );
+    check_error(
+        &format!("-c 0 -n 5 {URL}"),
+        "ab: Invalid Concurrency [Range 0..200000]",
+        22,
+    );
+    check_error(
+        &format!("-c 300000 -n 500000 {URL}"),
+        "ab: Invalid Concurrency [Range 0..200000]",
+        22,
+    );
+    check_error(
+        &format!("-m PATCH -p body.xml {URL}"),
+        "ab: Cannot mix POST/PUT with other methods",
+        22,
+    );
+    check_error(
+        &format!("-i -p body.xml {URL}"),
+        "ab: Cannot mix HEAD with POST/PUT",
+        22,
+    );
+    check_error("http://127.0.0.1", "ab: invalid URL", 22);
+    check_error("http://:80/x", "ab: invalid URL", 22);
+    check_error(
+        "https://127.0.0.1/x",
+        "loadgen: https:// URLs are not supported: loadgen speaks plain HTTP only",
+        22,
+    );
+    check_error(
+        &format!("-Z ALL {URL}"),
+        "loadgen: -Z is a TLS option, and loadgen does not support TLS (https)",
+        22,
+    );
+    check_error(
+        &format!("-t x {URL}"),
+        "ab: -t expects a number of seconds, not \"x\"",
+        22,
+    );
+    check_error(
+        &format!("--threads 0 {URL}"),
+        "loadgen: --threads \"0\": expected at least one thread",
+        22,
+    );
+    check_error(
+        &format!("--rate -5 {URL}"),
+        "loadgen: --rate \"-5\": expected a positive rate",
+        22,
+    );
+    check_error(
+        &format!("--duration soon {URL}"),
+        "loadgen: --duration \"soon\": expected a duration such as 30s, 500ms, 2m or 1.5 (seconds)",
+        22,
+    );
+    check_error(
+        &format!("--expect-status 42 {URL}"),
+        "loadgen: --expect-status \"42\": expected an HTTP status code",
+        22,
+    );
+    check_error(
+        &format!("--bogus 1 {URL}"),
+        "loadgen: unknown option --bogus",
+        22,
+    );
+    check_error("--json", "loadgen: option --json requires an argument", 22);
+}
