@@ -500,6 +500,19 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         // The shortcut for `<i>…</i><f>…</f><s>…</s>` in order, which is nearly every struct;
         // anything else is read below, token by token.
         if !element.empty
+            && let Some([i, f, s]) = self.lexer.plain_fields()
+        {
+            item.i = parse_int(i).ok_or_else(|| self.bad_value("i", i, "xsd:int"))?;
+            item.f = Some(parse_float(f).ok_or_else(|| self.bad_value("f", f, "xsd:float"))?);
+            item.s = Some(Cow::Borrowed(s));
+            if self.lexer.leave_element() {
+                return Ok(None);
+            }
+            if self.lexer.enter_wstest_element("Next") {
+                return Ok(Some(wstest_tag("Next")));
+            }
+            seen = [true; 3];
+        } else if !element.empty
             && let Some(i) = self.lexer.simple_wstest_element("i")
         {
             item.i = parse_int(&i).ok_or_else(|| self.bad_value("i", &i, "xsd:int"))?;

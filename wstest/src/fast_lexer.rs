@@ -525,6 +525,62 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
     }
 
     #[inline]
+    fn plain_fields(&mut self) -> Option<[&'i str; 3]> {
+        if let Some(scope) = self.pending_pop.take() {
+            self.truncate_bindings(scope);
+        }
+        let prefix = self.wstest_prefix()?.as_bytes();
+        let bytes = self.bytes();
+        let mut at = self.pos;
+        // Matches `prefix:` (or nothing for the default namespace) and the one-letter name.
+        let name = |at: &mut usize, letter: u8| -> Option<()> {
+            if !prefix.is_empty() {
+                let end = *at + prefix.len();
+                if !same_bytes(bytes.get(*at..end)?, prefix) || bytes.get(end) != Some(&b':') {
+                    return None;
+                }
+                *at = end + 1;
+            }
+            (bytes.get(*at) == Some(&letter)).then(|| *at += 1)
+        };
+        let mut texts = [""; 3];
+        for (text, letter) in texts.iter_mut().zip([b'i', b'f', b's']) {
+            if bytes.get(at) != Some(&b'<') {
+                return None;
+            }
+            at += 1;
+            name(&mut at, letter)?;
+            if bytes.get(at) != Some(&b'>') {
+                return None;
+            }
+            at += 1;
+            let start = at;
+            loop {
+                let byte = *bytes.get(at)?;
+                if byte == b'<' {
+                    break;
+                }
+                if TEXT_CLASS[usize::from(byte)] != PLAIN {
+                    return None;
+                }
+                at += 1;
+            }
+            *text = &self.xml[start..at];
+            if bytes.get(at + 1) != Some(&b'/') {
+                return None;
+            }
+            at += 2;
+            name(&mut at, letter)?;
+            if bytes.get(at) != Some(&b'>') {
+                return None;
+            }
+            at += 1;
+        }
+        self.pos = at;
+        Some(texts)
+    }
+
+    #[inline]
     fn enter_wstest_element(&mut self, local: &str) -> bool {
         let Some(name_len) = self.wstest_name_at(self.pos + 1, local) else {
             return false;

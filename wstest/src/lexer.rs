@@ -88,6 +88,13 @@ pub(crate) trait Lexer<'i> {
         None
     }
 
+    /// If the next thing in the input is exactly `<i>…</i><f>…</f><s>…</s>` (WSTest elements, no
+    /// attributes, text without references), consumes it and returns the three texts.
+    /// The shortcut for a whole TestStruct, the shape that dominates EchoStruct and EchoList.
+    fn plain_fields(&mut self) -> Option<[&'i str; 3]> {
+        None
+    }
+
     /// If the next thing in the input is exactly the start tag `<local>` of a WSTest element,
     /// with no attributes, consumes it and returns true: the element is then open, as if its
     /// Start token had been read.

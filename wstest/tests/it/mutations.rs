@@ -13,6 +13,16 @@ fn corpus() -> Vec<Vec<u8>> {
         br#"<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:x="http://www.w3.org/2001/XMLSchema-instance"><s:Header/><s:Body><w:EchoStruct xmlns:w="uri:WSTestWeb-TestService"><w:array><w:l><w:i>1</w:i><w:f x:nil="true"/><w:s>a&amp;b&#65;</w:s></w:l></w:array></w:EchoStruct></s:Body></s:Envelope>"#
             .to_vec(),
     );
+    // Prefixed elements throughout, as soapUI writes them, but compact, so that the fast
+    // lexer's shortcuts for whole structs and list nodes are the ones that read them.
+    bodies.push(
+        br#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/" xmlns:uri="uri:WSTestWeb-TestService"><e:Body><uri:EchoStruct><uri:array><uri:l><uri:i>-7</uri:i><uri:f>2.5</uri:f><uri:s>a</uri:s></uri:l><uri:l><uri:i>8</uri:i><uri:f>1E3</uri:f><uri:s></uri:s></uri:l></uri:array></uri:EchoStruct></e:Body></e:Envelope>"#
+            .to_vec(),
+    );
+    bodies.push(
+        br#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body><w:EchoList xmlns:w="uri:WSTestWeb-TestService"><w:list><w:i>1</w:i><w:f>2</w:f><w:s>x</w:s><w:Next><w:i>2</w:i><w:f>3</w:f><w:s>y</w:s></w:Next></w:list></w:EchoList></e:Body></e:Envelope>"#
+            .to_vec(),
+    );
     bodies
 }
 

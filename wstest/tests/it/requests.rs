@@ -110,6 +110,14 @@ fn other_client_styles_get_their_answers() {
             r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoVoid xmlns="uri:WSTestWeb-TestService"></EchoVoid></soap:Body></soap:Envelope>"#,
         ),
         (
+            "compact uri: prefixes",
+            r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/" xmlns:uri="uri:WSTestWeb-TestService"><e:Body><uri:EchoStruct><uri:array><uri:l><uri:i>-7</uri:i><uri:f>2.5</uri:f><uri:s>a</uri:s></uri:l><uri:l><uri:i>8</uri:i><uri:f>1E3</uri:f><uri:s></uri:s></uri:l></uri:array></uri:EchoStruct></e:Body></e:Envelope>"#,
+        ),
+        (
+            "compact prefixed list",
+            r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body><w:EchoList xmlns:w="uri:WSTestWeb-TestService"><w:list><w:i>1</w:i><w:f>2</w:f><w:s>x</w:s><w:Next><w:i>2</w:i><w:f>3</w:f><w:s>y</w:s></w:Next></w:list></w:EchoList></e:Body></e:Envelope>"#,
+        ),
+        (
             "absent list",
             r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoList xmlns="uri:WSTestWeb-TestService"/></soap:Body></soap:Envelope>"#,
         ),
