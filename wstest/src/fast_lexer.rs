@@ -338,6 +338,22 @@ impl<'i> FastLexer<'i> {
     }
 }
 
+/// Finds the `<` that ends the text starting at `from`, in one pass that also classifies the
+/// text's bytes (the `|` of their [`TEXT_CLASS`]); `None` if the input ends first.
+#[inline(always)]
+fn scan_text(bytes: &[u8], from: usize) -> Option<(usize, u8)> {
+    let mut at = from;
+    let mut class = PLAIN;
+    loop {
+        let byte = *bytes.get(at)?;
+        if byte == b'<' {
+            return Some((at, class));
+        }
+        class |= TEXT_CLASS[usize::from(byte)];
+        at += 1;
+    }
+}
+
 /// Checks character data and resolves its references: borrowed when there are none.
 /// Gives up on what needs quick-xml: carriage returns (end-of-line normalisation), `]`
 /// (`]]>` may not stand in text), control characters, and U+FFFE/U+FFFF (behind 0xEF).
@@ -500,17 +516,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         if bytes.get(self.pos) != Some(&b'<') || bytes.get(text_start - 1) != Some(&b'>') {
             return None;
         }
-        // One pass finds the end of the text and classifies its bytes.
-        let mut lt = text_start;
-        let mut class = PLAIN;
-        loop {
-            let byte = *bytes.get(lt)?;
-            if byte == b'<' {
-                break;
-            }
-            class |= TEXT_CLASS[usize::from(byte)];
-            lt += 1;
-        }
+        let (lt, class) = scan_text(bytes, text_start)?;
         let end = lt + 2 + name_len;
         if bytes.get(lt + 1) != Some(&b'/')
             || bytes.get(end) != Some(&b'>')
@@ -559,16 +565,11 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
             }
             at += 1;
             let start = at;
-            loop {
-                let byte = *bytes.get(at)?;
-                if byte == b'<' {
-                    break;
-                }
-                if TEXT_CLASS[usize::from(byte)] != PLAIN {
-                    return None;
-                }
-                at += 1;
+            let (lt, class) = scan_text(bytes, start)?;
+            if class != PLAIN {
+                return None;
             }
+            at = lt;
             *text = &self.xml[start..at];
             if bytes.get(at + 1) != Some(&b'/') {
                 return None;
