@@ -1,8 +1,383 @@
 //! loadgen: an ApacheBench-compatible HTTP/1.x load generator. It knows nothing about SOAP.
 //!
-//! In progress (issue 3): so far only the command line exists.
-//!
 //! # Map
 //! - [`cli`]: ab's command line (and loadgen's long options) into [`cli::Settings`].
+//! - [`request`]: the request bytes, built once.
+//! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
+//! - [`engine`]: one mio event loop per thread, its connections and its statistics.
+//! - [`stats`]: samples, counters and histograms; ab's arithmetic ([`stats::Table`]).
+//! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
+//! - [`json`]: `--json` files and reading them back for `loadgen merge`.
+//!
+//! [`run`] ties them together: resolve, build, start the threads, show progress, report.
 
 pub mod cli;
+pub mod engine;
+pub mod http;
+pub mod json;
+pub mod report;
+pub mod request;
+pub mod stats;
+
+use std::io::{IsTerminal, Write as _};
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context as _, bail};
+
+use crate::cli::Settings;
+use crate::engine::{Plan, Shared, Worker};
+use crate::http::BodyChecks;
+use crate::report::{Display, RunInfo};
+use crate::stats::{MAX_SAMPLES, Results, Table};
+
+/// ab's exit code after Ctrl-C.
+const INTERRUPTED_EXIT_CODE: i32 = 1;
+/// How often the progress lines are brought up to date.
+const PROGRESS_TICK: Duration = Duration::from_millis(100);
+
+/// Runs the benchmark `settings` describe, prints the report, and returns the exit code.
+pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> {
+    if settings.show_version {
+        print!("{}", report::banner(false));
+        return Ok(0);
+    }
+    if settings.show_help {
+        eprint!("{}", cli::usage("loadgen"));
+        return Ok(cli::USAGE_EXIT_CODE);
+    }
+    let body = match &settings.body_file {
+        Some(file) => Some(
+            std::fs::read(&file.path)
+                .with_context(|| format!("Invalid postfile name ({})", file.path))?,
+        ),
+        None => None,
+    };
+    let addr = resolve(settings)?;
+    let bind = match &settings.bind_address {
+        Some(address) => Some(
+            (address.as_str(), 0)
+                .to_socket_addrs()
+                .ok()
+                .and_then(|mut addrs| addrs.find(|a| a.is_ipv4() == addr.is_ipv4()))
+                .with_context(|| format!("cannot bind to {address}: no such local address"))?,
+        ),
+        None => None,
+    };
+    let request = request::build(settings, body.as_deref());
+    let concurrency = settings.concurrency as usize;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let n_threads = settings.n_threads.unwrap_or(cores).min(concurrency).max(1);
+    let time_limit = match (settings.time_limit, settings.duration) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let plan = Arc::new(Plan {
+        request,
+        addr,
+        bind,
+        socket_buffer: settings.socket_buffer_size,
+        keep_alive: settings.keep_alive,
+        n_requests: settings.n_requests,
+        time_limit,
+        warmup: settings.warmup.unwrap_or_default(),
+        rate: settings.rate,
+        request_timeout: settings.request_timeout,
+        stall_timeout: settings.stall_timeout,
+        continue_on_receive_errors: settings.continue_on_receive_errors,
+        variable_length: settings.variable_length,
+        expect_status: settings.expect_status,
+        checks: BodyChecks::new(settings.expect_body.as_deref(), settings.reject_body.as_deref()),
+        verbosity: settings.verbosity,
+        n_threads,
+        concurrency,
+        sample_cap: MAX_SAMPLES,
+    });
+    let info = RunInfo {
+        hostname: settings.target.host.clone(),
+        port: settings.target.port,
+        path: settings.target.path.clone(),
+        proxy: settings.proxy.clone(),
+        concurrency: concurrency as u64,
+        keep_alive: settings.keep_alive,
+        send_body: body.is_some(),
+        variable_length: settings.variable_length,
+        rate: settings.rate,
+        n_threads,
+        method: settings.method.clone(),
+    };
+    let display = Display {
+        html: settings.html,
+        table_attributes: settings.table_attributes.clone().unwrap_or_default(),
+        row_attributes: settings.row_attributes.clone().unwrap_or_default(),
+        cell_attributes: settings
+            .cell_attributes
+            .clone()
+            .unwrap_or_else(|| "bgcolor=white".to_owned()),
+        confidence: !settings.no_confidence_estimators,
+        percentiles: !settings.no_percentile_table,
+    };
+    // ab prints a progress line every tenth of the run (at least every 100 requests), on
+    // stderr, when the run has more than 150 requests and -q is not given; -t alone is
+    // 50,000 requests for this purpose, as in ab.
+    let heartbeat = {
+        let requests = settings.n_requests.unwrap_or(50_000);
+        (!settings.quiet && requests > 150).then(|| (requests / 10).max(100))
+    };
+
+    let mut stdout = std::io::stdout().lock();
+    if display.html {
+        write!(stdout, "{}", report::banner(true))?;
+    } else {
+        write!(stdout, "{}", report::banner(false))?;
+        write!(stdout, "{}", report::benchmarking_line(&info, heartbeat.is_some()))?;
+    }
+    if settings.verbosity >= 2 {
+        let head = String::from_utf8_lossy(&plan.request.bytes[..plan.request.head_len]);
+        write!(stdout, "INFO: {} header == \n---\n{head}\n---\n", settings.method)?;
+    }
+    stdout.flush()?;
+    drop(stdout);
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
+        .context("cannot catch Ctrl-C")?;
+
+    let started = Instant::now();
+    let started_wall = SystemTime::now();
+    let shared = Arc::new(Shared::new(&plan, started));
+    let mut handles = Vec::with_capacity(n_threads);
+    for index in 0..n_threads {
+        // Connections split evenly; the first threads take the remainder.
+        let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
+        let worker = Worker::new(index, n_connections, Arc::clone(&plan), Arc::clone(&shared))
+            .context("cannot create an event loop")?;
+        let handle = std::thread::Builder::new()
+            .name(format!("loadgen-{index}"))
+            .spawn(move || worker.run())
+            .context("cannot start a thread")?;
+        handles.push(handle);
+    }
+
+    let mut progress = Progress::new(heartbeat, started + plan.warmup);
+    while !handles.iter().all(|handle| handle.is_finished()) {
+        std::thread::sleep(PROGRESS_TICK);
+        if interrupted.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        progress.update(&shared);
+    }
+    let mut threads = Vec::with_capacity(n_threads);
+    for handle in handles {
+        match handle.join() {
+            Ok(stats) => threads.push(stats),
+            Err(_) => bail!("a load thread panicked"),
+        }
+    }
+    progress.update(&shared);
+    progress.finish(&shared, display.html);
+
+    let mut results = Results::merge(threads);
+    if let Some(server) = shared
+        .server_software
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .as_deref()
+    {
+        // ab shows the value up to its first space or control character.
+        let text = String::from_utf8_lossy(server);
+        results.server_software = text.split(|c: char| c <= ' ').next().unwrap_or("").to_owned();
+    }
+    let document_length = shared.document_length.load(Ordering::Relaxed);
+    results.document_length = if document_length == u64::MAX { 0 } else { document_length };
+    let interrupted = interrupted.load(Ordering::Relaxed);
+    if interrupted && results.time_taken == 0.0 {
+        results.time_taken = started.elapsed().as_secs_f64();
+    }
+
+    let abort = shared
+        .abort
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    if let Some(abort) = &abort {
+        eprintln!("{}", abort.message);
+        if results.counters.complete > 0 {
+            println!("Total of {} requests completed", results.counters.complete);
+        }
+    }
+    let table = table_of(&mut results);
+    let mut out = if display.html {
+        report::ab_html(&info, &results, table.as_ref(), &display)
+    } else {
+        report::ab_text(&info, &results, table.as_ref(), &display)
+    };
+    if !display.html {
+        out.push_str(&report::extended(&info, &results, table.as_ref()));
+    }
+    print!("{out}");
+    std::io::stdout().flush()?;
+
+    let measure_start_unix = started_wall
+        .checked_add(plan.warmup)
+        .unwrap_or(started_wall)
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    if let Some(path) = &settings.csv_file
+        && let Some(table) = &table
+    {
+        std::fs::write(path, report::csv(table)).with_context(|| format!("cannot write {path}"))?;
+    }
+    if let Some(path) = &settings.gnuplot_file {
+        let text = report::gnuplot(&results.samples, measure_start_unix.as_secs());
+        std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
+    }
+    if let Some(path) = &settings.json_file {
+        let context = json::Context {
+            command_line,
+            started_unix: measure_start_unix.as_secs_f64(),
+            info: &info,
+        };
+        let report = json::build(&context, &results, table.as_ref());
+        let text = serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
+        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
+    }
+    Ok(match abort {
+        Some(abort) => abort.exit_code,
+        None if interrupted => INTERRUPTED_EXIT_CODE,
+        None => 0,
+    })
+}
+
+/// ab's table: exact from every sample when they were all kept, else from the histograms.
+fn table_of(results: &mut Results) -> Option<Table> {
+    if results.counters.complete == 0 {
+        return None;
+    }
+    if results.samples.len() as u64 == results.counters.complete {
+        Some(Table::from_samples(&mut results.samples))
+    } else {
+        Some(Table::from_histograms(&results.histograms))
+    }
+}
+
+/// `loadgen merge a.json b.json ...`: one report for runs made side by side (several client
+/// machines against one server).
+pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
+    if paths.is_empty() {
+        bail!("usage: loadgen merge FILE.json [FILE.json ...]");
+    }
+    let mut merged: Option<(json::JsonReport, Results)> = None;
+    for path in paths {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+        let (report, results) = json::read(&text).with_context(|| format!("cannot read {path}"))?;
+        match &mut merged {
+            None => merged = Some((report, results)),
+            Some((first, into)) => {
+                into.absorb(&results);
+                first.run.concurrency += report.run.concurrency;
+                first.run.n_threads += report.run.n_threads;
+                first.run.rate = match (first.run.rate, report.run.rate) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+    }
+    let (first, mut results) = merged.expect("at least one file was read");
+    let table = table_of(&mut results);
+    let display = Display {
+        confidence: true,
+        percentiles: true,
+        ..Display::default()
+    };
+    print!("{}", report::banner(false));
+    println!("Merged {} runs: {}", paths.len(), paths.join(", "));
+    let mut out = report::ab_text(&first.run, &results, table.as_ref(), &display);
+    out.push_str(&report::extended(&first.run, &results, table.as_ref()));
+    print!("{out}");
+    Ok(0)
+}
+
+fn resolve(settings: &Settings) -> anyhow::Result<SocketAddr> {
+    let (host, port) = match &settings.proxy {
+        Some(proxy) => {
+            let (host, port) = proxy
+                .rsplit_once(':')
+                .with_context(|| format!("proxy {proxy:?}: expected host:port"))?;
+            let port = port
+                .parse::<u16>()
+                .with_context(|| format!("proxy {proxy:?}: bad port"))?;
+            (host.trim_start_matches('[').trim_end_matches(']').to_owned(), port)
+        }
+        None => (settings.target.host.clone(), settings.target.port),
+    };
+    (host.as_str(), port)
+        .to_socket_addrs()
+        .with_context(|| format!("apr_sockaddr_info_get() for {host}"))?
+        .next()
+        .with_context(|| format!("apr_sockaddr_info_get() for {host}: no address"))
+}
+
+/// ab's `Completed N requests` lines, and on a terminal a live line of rate and errors.
+struct Progress {
+    heartbeat: Option<u64>,
+    printed: u64,
+    live: bool,
+    measure_start: Instant,
+}
+
+impl Progress {
+    fn new(heartbeat: Option<u64>, measure_start: Instant) -> Progress {
+        Progress {
+            heartbeat,
+            printed: 0,
+            live: heartbeat.is_some() && std::io::stderr().is_terminal(),
+            measure_start,
+        }
+    }
+
+    fn update(&mut self, shared: &Shared) {
+        let Some(heartbeat) = self.heartbeat else {
+            return;
+        };
+        let done = shared.total_completed();
+        let mut stderr = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(stderr, "\r\x1b[2K");
+        }
+        while self.printed + heartbeat <= done {
+            self.printed += heartbeat;
+            let _ = writeln!(stderr, "Completed {} requests", self.printed);
+        }
+        if self.live {
+            let elapsed = Instant::now().saturating_duration_since(self.measure_start);
+            let secs = elapsed.as_secs_f64();
+            let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
+            let _ = write!(
+                stderr,
+                "{secs:7.1} s  {done} requests  {rate:.0}/s  {} errors",
+                shared.total_failed()
+            );
+        }
+        let _ = stderr.flush();
+    }
+
+    fn finish(&mut self, shared: &Shared, html: bool) {
+        let done = shared.total_completed();
+        let mut stderr = std::io::stderr().lock();
+        if self.live {
+            let _ = write!(stderr, "\r\x1b[2K");
+        }
+        if self.heartbeat.is_some() {
+            let _ = writeln!(stderr, "Finished {done} requests");
+        } else {
+            drop(stderr);
+            let _ = html;
+            print!("..done\n");
+            let _ = std::io::stdout().flush();
+        }
+    }
+}

@@ -1,0 +1,444 @@
+//! The reports: ab's text block (same lines, labels, order and number formats as ab 2.4), ab's
+//! HTML table (`-w`), the `-e` CSV and `-g` gnuplot files, and loadgen's extended section
+//! (HDR percentiles, the latency from the scheduled send time, status codes, failure causes).
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{Results, Row, Sample, Table, round_ms};
+
+/// What the report says about the run's target and settings; kept in the JSON file so that
+/// `merge` can print the same report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    pub hostname: String,
+    pub port: u16,
+    pub path: String,
+    /// `-X host:port`.
+    pub proxy: Option<String>,
+    pub concurrency: u64,
+    pub keep_alive: bool,
+    /// `-p` / `-u`.
+    pub send_body: bool,
+    /// `-l`.
+    pub variable_length: bool,
+    pub rate: Option<f64>,
+    pub n_threads: usize,
+    pub method: String,
+}
+
+/// How to print: ab's display options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Display {
+    /// `-w`, with `-x`, `-y`, `-z`.
+    pub html: bool,
+    pub table_attributes: String,
+    pub row_attributes: String,
+    pub cell_attributes: String,
+    /// Not `-S`.
+    pub confidence: bool,
+    /// Not `-d`.
+    pub percentiles: bool,
+}
+
+/// The three banner lines and a blank one, where ab names itself.
+pub fn banner(html: bool) -> String {
+    let version = env!("CARGO_PKG_VERSION");
+    if html {
+        format!(
+            "<p>\n This is loadgen, Version {version} <i>&lt;ApacheBench 2.3 compatible&gt;</i><br>\n \
+             An ab-compatible load generator of the wstest project<br>\n \
+             Report format after ApacheBench, Licensed to The Apache Software Foundation<br>\n</p>\n<p>\n"
+        )
+    } else {
+        format!(
+            "This is loadgen, Version {version} <ApacheBench 2.3 compatible>\n\
+             An ab-compatible load generator of the wstest project\n\
+             Report format after ApacheBench, Licensed to The Apache Software Foundation\n\n"
+        )
+    }
+}
+
+/// ab's "Benchmarking host (be patient)" line, up to where progress begins.
+pub fn benchmarking_line(info: &RunInfo, progress_lines: bool) -> String {
+    let through = match &info.proxy {
+        Some(proxy) => format!("[through {proxy}] "),
+        None => String::new(),
+    };
+    let tail = if progress_lines { "\n" } else { "..." };
+    format!("Benchmarking {} {through}(be patient){tail}", info.hostname)
+}
+
+/// ab's results block, from the two blank lines to the percentile table.
+pub fn ab_text(info: &RunInfo, results: &Results, table: Option<&Table>, display: &Display) -> String {
+    let mut out = String::with_capacity(2048);
+    let c = &results.counters;
+    let t = results.time_taken;
+    let w = &mut out;
+    let _ = write!(w, "\n\n");
+    let _ = writeln!(w, "Server Software:        {}", results.server_software);
+    let _ = writeln!(w, "Server Hostname:        {}", info.hostname);
+    let _ = writeln!(w, "Server Port:            {}", info.port);
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Document Path:          {}", info.path);
+    if info.variable_length {
+        let _ = writeln!(w, "Document Length:        Variable");
+    } else {
+        let _ = writeln!(w, "Document Length:        {} bytes", results.document_length);
+    }
+    let _ = writeln!(w);
+    let _ = writeln!(w, "Concurrency Level:      {}", info.concurrency);
+    let _ = writeln!(w, "Time taken for tests:   {t:.3} seconds");
+    let _ = writeln!(w, "Complete requests:      {}", c.complete);
+    let _ = writeln!(w, "Failed requests:        {}", c.failed);
+    if c.failed > 0 {
+        let _ = writeln!(
+            w,
+            "   (Connect: {}, Receive: {}, Length: {}, Exceptions: {})",
+            c.connect_errors, c.receive_errors, c.length_errors, c.exceptions
+        );
+    }
+    if c.write_errors > 0 {
+        let _ = writeln!(w, "Write errors:           {}", c.write_errors);
+    }
+    if c.non_2xx > 0 {
+        let _ = writeln!(w, "Non-2xx responses:      {}", c.non_2xx);
+    }
+    if info.keep_alive {
+        let _ = writeln!(w, "Keep-Alive requests:    {}", c.keep_alive_requests);
+    }
+    let _ = writeln!(w, "Total transferred:      {} bytes", c.bytes_received);
+    if info.send_body {
+        let _ = writeln!(w, "Total body sent:        {}", c.bytes_sent);
+    }
+    let _ = writeln!(w, "HTML transferred:       {} bytes", c.body_bytes_received);
+    if t > 0.0 && c.complete > 0 {
+        let done = c.complete as f64;
+        let _ = writeln!(w, "Requests per second:    {:.2} [#/sec] (mean)", done / t);
+        let _ = writeln!(
+            w,
+            "Time per request:       {:.3} [ms] (mean)",
+            info.concurrency as f64 * t * 1000.0 / done
+        );
+        let _ = writeln!(
+            w,
+            "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
+            t * 1000.0 / done
+        );
+        let _ = writeln!(
+            w,
+            "Transfer rate:          {:.2} [Kbytes/sec] received",
+            c.bytes_received as f64 / 1024.0 / t
+        );
+        if info.send_body {
+            let _ = writeln!(w, "                        {:.2} kb/s sent", c.bytes_sent as f64 / 1024.0 / t);
+            let _ = writeln!(
+                w,
+                "                        {:.2} kb/s total",
+                (c.bytes_received + c.bytes_sent) as f64 / 1024.0 / t
+            );
+        }
+    }
+    let Some(table) = table else {
+        return out;
+    };
+    let w = &mut out;
+    let _ = write!(w, "\nConnection Times (ms)\n");
+    let rows = [
+        ("Connect:    ", &table.connect),
+        ("Processing: ", &table.processing),
+        ("Waiting:    ", &table.waiting),
+        ("Total:      ", &table.total),
+    ];
+    if display.confidence {
+        let _ = writeln!(w, "              min  mean[+/-sd] median   max");
+        for (label, row) in rows {
+            let _ = writeln!(
+                w,
+                "{label}{:5} {:4} {:5.1} {:6} {:7}",
+                round_ms(row.min),
+                round_ms(row.mean),
+                row.sd / 1000.0,
+                round_ms(row.median),
+                round_ms(row.max)
+            );
+        }
+        let whats = [
+            "the initial connection time",
+            "the processing time",
+            "the waiting time",
+            "the total time",
+        ];
+        for (what, (_, row)) in whats.iter().zip(rows) {
+            out.push_str(&sanity_warning(what, row));
+        }
+    } else {
+        let _ = writeln!(w, "              min   avg   max");
+        for (label, row) in rows {
+            // ab's format has no space before max; kept, so that parsers of ab's output work.
+            let _ = writeln!(
+                w,
+                "{label}{:5} {:5}{:5}",
+                round_ms(row.min),
+                round_ms(row.mean),
+                round_ms(row.max)
+            );
+        }
+    }
+    if display.percentiles && c.complete > 1 {
+        let w = &mut out;
+        let _ = write!(w, "\nPercentage of the requests served within a certain time (ms)\n");
+        for &(percent, value) in &table.percentiles {
+            if percent >= 100 {
+                let _ = writeln!(w, " 100%  {:5} (longest request)", round_ms(value));
+            } else {
+                let _ = writeln!(w, "  {percent}%  {:5}", round_ms(value));
+            }
+        }
+    }
+    out
+}
+
+/// ab's check that the mean and median agree, in whole ms against the sd.
+fn sanity_warning(what: &str, row: &Row) -> String {
+    let distance = (round_ms(row.mean) as f64 - round_ms(row.median) as f64).abs();
+    let sd = row.sd / 1000.0;
+    if distance > 2.0 * sd {
+        format!(
+            "ERROR: The median and mean for {what} are more than twice the standard\n       deviation apart. These results are NOT reliable.\n"
+        )
+    } else if distance > sd {
+        format!(
+            "WARNING: The median and mean for {what} are not within a normal deviation\n        These results are probably not that reliable.\n"
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// ab's `-w` output: one table, ab's fields.
+pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display: &Display) -> String {
+    let c = &results.counters;
+    let t = results.time_taken;
+    let (tr, td) = (&display.row_attributes, &display.cell_attributes);
+    let mut out = format!("\n\n<table {}>\n", display.table_attributes);
+    let w = &mut out;
+    let row = |w: &mut String, label: &str, value: String| {
+        let _ = writeln!(
+            w,
+            "<tr {tr}><th colspan=2 {td}>{label}:</th><td colspan=2 {td}>{value}</td></tr>"
+        );
+    };
+    row(w, "Server Software", html_escape(&results.server_software));
+    row(w, "Server Hostname", html_escape(&info.hostname));
+    row(w, "Server Port", info.port.to_string());
+    row(w, "Document Path", html_escape(&info.path));
+    if info.variable_length {
+        row(w, "Document Length", "Variable".to_owned());
+    } else {
+        row(w, "Document Length", format!("{} bytes", results.document_length));
+    }
+    row(w, "Concurrency Level", info.concurrency.to_string());
+    row(w, "Time taken for tests", format!("{t:.3} seconds"));
+    row(w, "Complete requests", c.complete.to_string());
+    row(w, "Failed requests", c.failed.to_string());
+    if c.failed > 0 {
+        // ab's HTML breakdown has no Receive count.
+        let _ = writeln!(
+            w,
+            "<tr {tr}><td colspan=4 {td} >   (Connect: {}, Length: {}, Exceptions: {})</td></tr>",
+            c.connect_errors, c.length_errors, c.exceptions
+        );
+    }
+    if c.non_2xx > 0 {
+        row(w, "Non-2xx responses", c.non_2xx.to_string());
+    }
+    if info.keep_alive {
+        row(w, "Keep-Alive requests", c.keep_alive_requests.to_string());
+    }
+    row(w, "Total transferred", format!("{} bytes", c.bytes_received));
+    if info.send_body {
+        row(w, "Total body sent", c.bytes_sent.to_string());
+    }
+    row(w, "HTML transferred", format!("{} bytes", c.body_bytes_received));
+    if t > 0.0 {
+        row(w, "Requests per second", format!("{:.2}", c.complete as f64 / t));
+        row(w, "Transfer rate", format!("{:.2} kb/s received", c.bytes_received as f64 / 1024.0 / t));
+        if info.send_body {
+            let _ = writeln!(
+                w,
+                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{:.2} kb/s sent</td></tr>",
+                c.bytes_sent as f64 / 1024.0 / t
+            );
+            let _ = writeln!(
+                w,
+                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{:.2} kb/s total</td></tr>",
+                (c.bytes_received + c.bytes_sent) as f64 / 1024.0 / t
+            );
+        }
+    }
+    if let Some(table) = table {
+        let _ = writeln!(w, "<tr {tr}><th {td} colspan=4>Connection Times (ms)</th></tr>");
+        let _ = writeln!(
+            w,
+            "<tr {tr}><th {td}>&nbsp;</th> <th {td}>min</th>   <th {td}>avg</th>   <th {td}>max</th></tr>"
+        );
+        for (label, row) in [
+            ("Connect:", &table.connect),
+            ("Processing:", &table.processing),
+            ("Total:", &table.total),
+        ] {
+            let _ = writeln!(
+                w,
+                "<tr {tr}><th {td}>{label}</th><td {td}>{:5}</td><td {td}>{:5}</td><td {td}>{:5}</td></tr>",
+                round_ms(row.min),
+                round_ms(row.mean),
+                round_ms(row.max)
+            );
+        }
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// loadgen's own section after ab's block: HDR percentiles, rate figures, status codes and
+/// every failure cause.
+pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> String {
+    let mut out = String::new();
+    let w = &mut out;
+    let c = &results.counters;
+    let total = &results.histograms.total;
+    let _ = write!(w, "\nLatency (microseconds; loadgen, HDR histogram)\n");
+    if c.complete == 0 {
+        let _ = writeln!(w, "  no complete requests");
+    } else if info.rate.is_some() {
+        let corrected = &results.histograms.corrected;
+        let _ = writeln!(w, "            corrected  uncorrected");
+        for (label, quantile) in QUANTILES {
+            let _ = writeln!(
+                w,
+                "  {label:<8}{:>11}  {:>11}",
+                corrected.value_at_quantile(quantile),
+                total.value_at_quantile(quantile)
+            );
+        }
+        let _ = writeln!(w, "  {:<8}{:>11}  {:>11}", "max", corrected.max(), total.max());
+        let _ = writeln!(
+            w,
+            "  corrected: from each request's scheduled send time (coordinated omission corrected)"
+        );
+    } else {
+        for (label, quantile) in QUANTILES {
+            let _ = writeln!(w, "  {label:<8}{:>11}", total.value_at_quantile(quantile));
+        }
+        let _ = writeln!(w, "  {:<8}{:>11}", "max", total.max());
+    }
+    if let Some(rate) = info.rate {
+        let achieved = if results.time_taken > 0.0 {
+            c.complete as f64 / results.time_taken
+        } else {
+            0.0
+        };
+        let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec]; achieved {achieved:.2} [#/sec]");
+        let _ = writeln!(w, "Requests sent late:     {} (more than 1 ms after their scheduled time)", c.late);
+    }
+    let _ = writeln!(w, "Status codes:");
+    if results.status_codes.is_empty() {
+        let _ = writeln!(w, "  none");
+    }
+    for (status, count) in &results.status_codes {
+        let _ = writeln!(w, "  [{status}] {count} responses");
+    }
+    let _ = writeln!(
+        w,
+        "Failures by cause:      connect {}, receive {}, length {}, exceptions {}, write {}, timeout {}, status {}, body {}",
+        c.connect_errors,
+        c.receive_errors,
+        c.length_errors,
+        c.exceptions,
+        c.write_errors,
+        c.timeouts,
+        c.status_mismatches,
+        c.body_mismatches
+    );
+    if table.is_some_and(|table| table.from_histograms) {
+        let _ = writeln!(
+            w,
+            "Note: the connection times above come from HDR histograms (three significant digits), not from every sample."
+        );
+    }
+    out
+}
+
+/// The percentiles of the extended section.
+pub const QUANTILES: [(&str, f64); 5] = [
+    ("p50", 0.5),
+    ("p90", 0.9),
+    ("p99", 0.99),
+    ("p99.9", 0.999),
+    ("p99.99", 0.9999),
+];
+
+/// ab's `-e` file: the total time at every whole percentage.
+pub fn csv(table: &Table) -> String {
+    let mut out = String::from("Percentage served,Time in ms\n");
+    for (percent, us) in table.csv.iter().enumerate() {
+        let _ = writeln!(out, "{percent},{:.3}", *us as f64 / 1000.0);
+    }
+    out
+}
+
+/// ab's `-g` file: one row per request, sorted by total time as ab leaves them.
+/// `run_start_unix` is the wall-clock start of the measured phase, in seconds.
+pub fn gnuplot(samples: &[Sample], run_start_unix: u64) -> String {
+    let mut out = String::with_capacity(64 * samples.len() + 64);
+    out.push_str("starttime\tseconds\tctime\tdtime\tttime\twait\n");
+    for sample in samples {
+        let seconds = run_start_unix + u64::from(sample.start_s);
+        let connect = u64::from(sample.connect_us);
+        let total = u64::from(sample.total_us);
+        let _ = writeln!(
+            out,
+            "{}\t{seconds}\t{}\t{}\t{}\t{}",
+            ctime(seconds),
+            round_ms(connect),
+            round_ms(total.saturating_sub(connect)),
+            round_ms(total),
+            round_ms(u64::from(sample.wait_us))
+        );
+    }
+    out
+}
+
+/// C's `ctime` layout (`Wed Dec 02 11:39:16 2026`), in UTC.
+pub fn ctime(unix: u64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let days = unix / 86_400;
+    let secs = unix % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{} {} {day:02} {:02}:{:02}:{:02} {year}",
+        DAYS[(days % 7) as usize],
+        MONTHS[(month - 1) as usize],
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}

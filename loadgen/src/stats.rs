@@ -1,0 +1,424 @@
+//! What a run measured: per-thread statistics, filled on the hot path without locks, merged at
+//! the end into [`Results`], and ab's arithmetic over them ([`Table`]).
+//!
+//! Every request leaves a 16-byte [`Sample`] (ab's four figures in µs), so ab's table, `-e` and
+//! `-g` come out exactly as ab computes them, and HDR histograms, which keep their size however
+//! long the run is, give the extended percentiles and survive in the JSON file for `merge`.
+
+use std::collections::BTreeMap;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// The longest latency the histograms hold, in µs (an hour); longer ones are clamped.
+const MAX_LATENCY_US: u64 = 3_600_000_000;
+/// Samples kept across all threads at most (256 MiB): past it ab's table comes from the
+/// histograms, so a long `--duration` run cannot eat the machine.
+pub const MAX_SAMPLES: usize = 16 << 20;
+
+/// One request, as ab records it: all in µs but the start, in whole seconds from the start of
+/// the run (`-g` prints seconds only). Sixteen bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sample {
+    pub start_s: u32,
+    /// TCP connect, 0 on a reused connection.
+    pub connect_us: u32,
+    /// From the request written to the first byte of the response.
+    pub wait_us: u32,
+    /// From the start (connect or reuse) to the last byte.
+    pub total_us: u32,
+}
+
+/// The counters of a run, named after ab's report lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// Complete requests: responses read to their end.
+    pub complete: u64,
+    /// Failed requests: every category below but Non-2xx and late sends.
+    pub failed: u64,
+    pub connect_errors: u64,
+    pub receive_errors: u64,
+    pub length_errors: u64,
+    pub exceptions: u64,
+    pub write_errors: u64,
+    /// `--timeout` expired.
+    pub timeouts: u64,
+    /// `--expect-status` not met.
+    pub status_mismatches: u64,
+    /// `--expect-body` missing or `--reject-body` present.
+    pub body_mismatches: u64,
+    pub non_2xx: u64,
+    pub keep_alive_requests: u64,
+    /// Total transferred: every byte read, heads included.
+    pub bytes_received: u64,
+    /// HTML transferred: bodies only.
+    pub body_bytes_received: u64,
+    /// Total body sent: request bytes written, heads included (ab's `totalposted`).
+    pub bytes_sent: u64,
+    /// `--rate`: requests sent more than [`LATE_AFTER_US`] after their scheduled time.
+    pub late: u64,
+}
+
+/// A request counts as late when it leaves this long after its scheduled time.
+pub const LATE_AFTER_US: u64 = 1_000;
+
+impl Counters {
+    fn add(&mut self, other: &Counters) {
+        self.complete += other.complete;
+        self.failed += other.failed;
+        self.connect_errors += other.connect_errors;
+        self.receive_errors += other.receive_errors;
+        self.length_errors += other.length_errors;
+        self.exceptions += other.exceptions;
+        self.write_errors += other.write_errors;
+        self.timeouts += other.timeouts;
+        self.status_mismatches += other.status_mismatches;
+        self.body_mismatches += other.body_mismatches;
+        self.non_2xx += other.non_2xx;
+        self.keep_alive_requests += other.keep_alive_requests;
+        self.bytes_received += other.bytes_received;
+        self.body_bytes_received += other.body_bytes_received;
+        self.bytes_sent += other.bytes_sent;
+        self.late += other.late;
+    }
+}
+
+/// Requests and errors in one second of the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Second {
+    pub requests: u64,
+    pub errors: u64,
+}
+
+/// The four latency series of ab's table, plus the latency from the scheduled send time.
+#[derive(Debug, Clone)]
+pub struct Histograms {
+    pub connect: Histogram<u64>,
+    pub processing: Histogram<u64>,
+    pub waiting: Histogram<u64>,
+    pub total: Histogram<u64>,
+    /// `--rate` only: from the intended send time (coordinated omission corrected).
+    pub corrected: Histogram<u64>,
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("the bounds are valid")
+}
+
+impl Default for Histograms {
+    fn default() -> Self {
+        Histograms {
+            connect: histogram(),
+            processing: histogram(),
+            waiting: histogram(),
+            total: histogram(),
+            corrected: histogram(),
+        }
+    }
+}
+
+impl Histograms {
+    fn add(&mut self, other: &Histograms) {
+        // Both sides have the same bounds, so adding cannot fail.
+        let _ = self.connect.add(&other.connect);
+        let _ = self.processing.add(&other.processing);
+        let _ = self.waiting.add(&other.waiting);
+        let _ = self.total.add(&other.total);
+        let _ = self.corrected.add(&other.corrected);
+    }
+}
+
+/// One thread's statistics: owned by its event loop, merged once at the end.
+#[derive(Debug, Default)]
+pub struct ThreadStats {
+    pub counters: Counters,
+    pub samples: Vec<Sample>,
+    /// Whether samples were dropped past [`MAX_SAMPLES`].
+    pub samples_truncated: bool,
+    pub sample_cap: usize,
+    pub histograms: Histograms,
+    pub status_codes: BTreeMap<u16, u64>,
+    pub seconds: Vec<Second>,
+    /// µs from the start of the measured phase to the last completion or write.
+    pub last_activity_us: u64,
+}
+
+impl ThreadStats {
+    pub fn new(sample_cap: usize) -> ThreadStats {
+        ThreadStats {
+            samples: Vec::with_capacity(sample_cap.min(1 << 20)),
+            sample_cap,
+            ..ThreadStats::default()
+        }
+    }
+
+    /// Records a complete response's times; `corrected_us` is the latency from the scheduled
+    /// send time (`--rate`), else the same as the total.
+    pub fn record(&mut self, sample: Sample, corrected_us: u64) {
+        let histograms = &mut self.histograms;
+        histograms.connect.saturating_record(u64::from(sample.connect_us));
+        histograms
+            .processing
+            .saturating_record(u64::from(sample.total_us - sample.connect_us.min(sample.total_us)));
+        histograms.waiting.saturating_record(u64::from(sample.wait_us));
+        histograms.total.saturating_record(u64::from(sample.total_us));
+        histograms.corrected.saturating_record(corrected_us);
+        if self.samples.len() < self.sample_cap {
+            self.samples.push(sample);
+        } else {
+            self.samples_truncated = true;
+        }
+    }
+
+    pub fn status(&mut self, status: u16) {
+        *self.status_codes.entry(status).or_insert(0) += 1;
+    }
+
+    /// Counts a request or an error in second `second` of the run.
+    pub fn second(&mut self, second: usize, error: bool) {
+        if self.seconds.len() <= second {
+            self.seconds.resize(second + 1, Second::default());
+        }
+        let slot = &mut self.seconds[second];
+        if error {
+            slot.errors += 1;
+        } else {
+            slot.requests += 1;
+        }
+    }
+}
+
+/// Everything a report needs, merged over threads (or over machines, by `merge`).
+#[derive(Debug, Clone)]
+pub struct Results {
+    pub counters: Counters,
+    /// Empty when the run came from JSON files or outgrew [`MAX_SAMPLES`].
+    pub samples: Vec<Sample>,
+    pub histograms: Histograms,
+    pub status_codes: BTreeMap<u16, u64>,
+    pub seconds: Vec<Second>,
+    /// ab's "Time taken for tests", in seconds.
+    pub time_taken: f64,
+    /// The first response's `Server` header and body length.
+    pub server_software: String,
+    pub document_length: u64,
+}
+
+impl Results {
+    pub fn merge(threads: Vec<ThreadStats>) -> Results {
+        let mut counters = Counters::default();
+        let mut histograms = Histograms::default();
+        let mut status_codes = BTreeMap::new();
+        let mut seconds: Vec<Second> = Vec::new();
+        let mut truncated = false;
+        let total_samples = threads.iter().map(|thread| thread.samples.len()).sum();
+        let mut samples = Vec::with_capacity(total_samples);
+        let mut last_activity_us = 0;
+        for thread in threads {
+            counters.add(&thread.counters);
+            histograms.add(&thread.histograms);
+            for (status, count) in thread.status_codes {
+                *status_codes.entry(status).or_insert(0) += count;
+            }
+            add_seconds(&mut seconds, &thread.seconds);
+            truncated |= thread.samples_truncated;
+            samples.extend_from_slice(&thread.samples);
+            last_activity_us = last_activity_us.max(thread.last_activity_us);
+        }
+        if truncated {
+            samples = Vec::new();
+        }
+        Results {
+            counters,
+            samples,
+            histograms,
+            status_codes,
+            seconds,
+            time_taken: last_activity_us as f64 / 1e6,
+            server_software: String::new(),
+            document_length: 0,
+        }
+    }
+
+    /// Adds another run's results (from another machine) to these.
+    pub fn absorb(&mut self, other: &Results) {
+        self.counters.add(&other.counters);
+        self.histograms.add(&other.histograms);
+        for (status, count) in &other.status_codes {
+            *self.status_codes.entry(*status).or_insert(0) += count;
+        }
+        add_seconds(&mut self.seconds, &other.seconds);
+        self.samples.clear();
+        // The machines ran side by side: the longest run is the run.
+        self.time_taken = self.time_taken.max(other.time_taken);
+    }
+}
+
+fn add_seconds(into: &mut Vec<Second>, from: &[Second]) {
+    if into.len() < from.len() {
+        into.resize(from.len(), Second::default());
+    }
+    for (slot, second) in into.iter_mut().zip(from) {
+        slot.requests += second.requests;
+        slot.errors += second.errors;
+    }
+}
+
+/// One row of ab's Connection Times table, in µs (the report rounds to ms as ab).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Row {
+    pub min: u64,
+    /// ab's integer mean.
+    pub mean: u64,
+    /// The sample standard deviation.
+    pub sd: f64,
+    pub median: u64,
+    pub max: u64,
+}
+
+/// ab's Connection Times table, percentiles and `-e` rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub connect: Row,
+    pub processing: Row,
+    pub waiting: Row,
+    pub total: Row,
+    /// The total times for ab's percentile list, in µs.
+    pub percentiles: Vec<(u32, u64)>,
+    /// The total time at 0%, 1%, ..., 100%, in µs (`-e`).
+    pub csv: Vec<u64>,
+    /// Whether the figures come from the histograms (merged or very long runs) rather than from
+    /// every sample.
+    pub from_histograms: bool,
+}
+
+/// ab's percentile list.
+pub const PERCENTILES: [u32; 9] = [50, 66, 75, 80, 90, 95, 98, 99, 100];
+
+impl Table {
+    /// ab's arithmetic over every sample. Sorts `samples` by total time, as ab leaves them
+    /// for `-g`.
+    pub fn from_samples(samples: &mut [Sample]) -> Table {
+        let done = samples.len();
+        assert!(done > 0, "a table needs at least one sample");
+        let mut values: Vec<u64> = Vec::with_capacity(done);
+        let row = |values: &mut Vec<u64>, value: fn(&Sample) -> u64| {
+            values.clear();
+            values.extend(samples.iter().map(value));
+            row_of(values)
+        };
+        let connect = row(&mut values, |sample| u64::from(sample.connect_us));
+        let processing = row(&mut values, |sample| {
+            u64::from(sample.total_us.saturating_sub(sample.connect_us))
+        });
+        let waiting = row(&mut values, |sample| u64::from(sample.wait_us));
+        drop(values);
+        samples.sort_unstable_by_key(|sample| sample.total_us);
+        let total_row = {
+            let totals: Vec<u64> = samples.iter().map(|s| u64::from(s.total_us)).collect();
+            row_of_sorted(&totals)
+        };
+        let total = |index: usize| u64::from(samples[index.min(done - 1)].total_us);
+        let percentiles = PERCENTILES
+            .iter()
+            .map(|&p| {
+                let value = if p >= 100 {
+                    total(done - 1)
+                } else {
+                    total(done * p as usize / 100)
+                };
+                (p, value)
+            })
+            .collect();
+        let csv = (0..=100usize)
+            .map(|i| match i {
+                0 => total(0),
+                100 => total(done - 1),
+                // ab's index, kept in bounds (ab reads past the end for tiny runs).
+                _ => total((0.5 + done as f64 * i as f64 / 100.0) as usize),
+            })
+            .collect();
+        Table {
+            connect,
+            processing,
+            waiting,
+            total: total_row,
+            percentiles,
+            csv,
+            from_histograms: false,
+        }
+    }
+
+    /// The same figures from histograms: exact to three significant digits.
+    pub fn from_histograms(histograms: &Histograms) -> Table {
+        let row = |histogram: &Histogram<u64>| Row {
+            min: histogram.min(),
+            mean: histogram.mean() as u64,
+            sd: histogram.stdev(),
+            median: histogram.value_at_quantile(0.5),
+            max: histogram.max(),
+        };
+        let total = &histograms.total;
+        Table {
+            connect: row(&histograms.connect),
+            processing: row(&histograms.processing),
+            waiting: row(&histograms.waiting),
+            total: row(total),
+            percentiles: PERCENTILES
+                .iter()
+                .map(|&p| (p, total.value_at_quantile(f64::from(p) / 100.0)))
+                .collect(),
+            csv: (0..=100)
+                .map(|i| total.value_at_quantile(f64::from(i) / 100.0))
+                .collect(),
+            from_histograms: true,
+        }
+    }
+}
+
+fn row_of(values: &mut [u64]) -> Row {
+    values.sort_unstable();
+    row_of_sorted(values)
+}
+
+/// min, ab's integer mean, the sample sd around it, the median and max of sorted values.
+fn row_of_sorted(sorted: &[u64]) -> Row {
+    let done = sorted.len();
+    let sum: u64 = sorted.iter().sum();
+    let mean = sum / done as u64;
+    let sd = if done > 1 {
+        let squares: f64 = sorted
+            .iter()
+            .map(|&value| {
+                let delta = value as f64 - mean as f64;
+                delta * delta
+            })
+            .sum();
+        (squares / (done - 1) as f64).sqrt()
+    } else {
+        0.0
+    };
+    Row {
+        min: sorted[0],
+        mean,
+        sd,
+        median: median(sorted),
+        max: sorted[done - 1],
+    }
+}
+
+/// The median of sorted values. ab averages the two middle values when the count is odd,
+/// which is backwards; this averages them when it is even.
+pub fn median(sorted: &[u64]) -> u64 {
+    let done = sorted.len();
+    if done % 2 == 0 {
+        (sorted[done / 2 - 1] + sorted[done / 2]) / 2
+    } else {
+        sorted[done / 2]
+    }
+}
+
+/// ab's `ap_round_ms`: µs to whole ms, rounding half up.
+pub fn round_ms(us: u64) -> u64 {
+    (us + 500) / 1000
+}
