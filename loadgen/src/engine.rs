@@ -109,17 +109,26 @@ impl Shared {
     }
 
     pub fn abort(&self, message: String, exit_code: i32) {
-        let mut abort = self.abort.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut abort = self
+            .abort
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         abort.get_or_insert(Abort { message, exit_code });
         self.stop.store(true, Ordering::Relaxed);
     }
 
     pub fn total_completed(&self) -> u64 {
-        self.completed.iter().map(|c| c.0.load(Ordering::Relaxed)).sum()
+        self.completed
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum()
     }
 
     pub fn total_failed(&self) -> u64 {
-        self.failed.iter().map(|c| c.0.load(Ordering::Relaxed)).sum()
+        self.failed
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum()
     }
 }
 
@@ -170,6 +179,15 @@ impl Connection {
             deadline: None,
         }
     }
+}
+
+/// What an event reported for a connection.
+#[derive(Debug, Clone, Copy)]
+struct Readiness {
+    readable: bool,
+    read_closed: bool,
+    writable: bool,
+    error: bool,
 }
 
 /// How a request ended other than with a complete response.
@@ -278,8 +296,7 @@ impl Worker {
         }
         self.scan_timeouts_from(now);
         loop {
-            if self.shared.stop.load(Ordering::Relaxed) || (self.draining && self.in_flight == 0)
-            {
+            if self.shared.stop.load(Ordering::Relaxed) || (self.draining && self.in_flight == 0) {
                 break;
             }
             let now = Instant::now();
@@ -288,8 +305,10 @@ impl Worker {
                 if error.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
-                self.shared
-                    .abort(format!("apr_pollset_poll: {error}"), error.raw_os_error().unwrap_or(1));
+                self.shared.abort(
+                    format!("apr_pollset_poll: {error}"),
+                    error.raw_os_error().unwrap_or(1),
+                );
                 break;
             }
             let now = Instant::now();
@@ -307,14 +326,23 @@ impl Worker {
             }
             for event in events.iter() {
                 let index = event.token().0;
-                self.on_event(index, event.is_readable() || event.is_read_closed(), event.is_writable(), event.is_error());
+                let readiness = Readiness {
+                    readable: event.is_readable() || event.is_read_closed(),
+                    read_closed: event.is_read_closed(),
+                    writable: event.is_writable(),
+                    error: event.is_error(),
+                };
+                self.on_event(index, readiness);
             }
             let now = Instant::now();
             if let Some(end) = self.measure_end
                 && now >= end
             {
                 // In-flight requests at the end are not counted, as in ab and wrk.
-                self.stats.last_activity_us = self.stats.last_activity_us.max(self.micros_since_measure(end));
+                self.stats.last_activity_us = self
+                    .stats
+                    .last_activity_us
+                    .max(self.micros_since_measure(end));
                 break;
             }
             if self.plan.rate.is_some() {
@@ -440,8 +468,7 @@ impl Worker {
 
     fn start_request(&mut self, index: usize, counted: bool, intended: Instant, now: Instant) {
         self.in_flight += 1;
-        let capture_server =
-            self.shared.document_length.load(Ordering::Relaxed) == u64::MAX;
+        let capture_server = self.shared.document_length.load(Ordering::Relaxed) == u64::MAX;
         let plan = Arc::clone(&self.plan);
         let connection = &mut self.connections[index];
         connection.counted = counted;
@@ -451,7 +478,9 @@ impl Worker {
         connection.written = 0;
         connection.bytes_in = 0;
         connection.deadline = plan.request_timeout.map(|timeout| now + timeout);
-        connection.parser.start(plan.request.head_method, capture_server);
+        connection
+            .parser
+            .start(plan.request.head_method, capture_server);
         if connection.stream.is_some() {
             connection.reused = true;
             connection.connected = now;
@@ -488,7 +517,11 @@ impl Worker {
 
     fn open_stream(&self) -> io::Result<(TcpStream, bool)> {
         let plan = &self.plan;
-        let socket = Socket::new(Domain::for_address(plan.addr), Type::STREAM, Some(Protocol::TCP))?;
+        let socket = Socket::new(
+            Domain::for_address(plan.addr),
+            Type::STREAM,
+            Some(Protocol::TCP),
+        )?;
         socket.set_nonblocking(true)?;
         // Requests are written whole, so Nagle would only add delay.
         socket.set_tcp_nodelay(true)?;
@@ -513,14 +546,22 @@ impl Worker {
     }
 
     fn on_connected(&mut self, index: usize) {
-        self.shared.connect_failures_in_a_row.store(0, Ordering::Relaxed);
+        self.shared
+            .connect_failures_in_a_row
+            .store(0, Ordering::Relaxed);
         let connection = &mut self.connections[index];
         connection.connected = Instant::now();
         connection.phase = Phase::Writing;
         self.write(index);
     }
 
-    fn on_event(&mut self, index: usize, readable: bool, writable: bool, error: bool) {
+    fn on_event(&mut self, index: usize, readiness: Readiness) {
+        let Readiness {
+            readable,
+            read_closed,
+            writable,
+            error,
+        } = readiness;
         let Some(connection) = self.connections.get(index) else {
             return;
         };
@@ -529,9 +570,14 @@ impl Worker {
                 if !(writable || error || readable) {
                     return;
                 }
-                let stream = connection.stream.as_ref().expect("a connecting connection has a stream");
+                let stream = connection
+                    .stream
+                    .as_ref()
+                    .expect("a connecting connection has a stream");
                 match stream.take_error() {
-                    Ok(Some(error)) | Err(error) => self.fail(index, Failure::Connect, Some(&error)),
+                    Ok(Some(error)) | Err(error) => {
+                        self.fail(index, Failure::Connect, Some(&error))
+                    }
                     Ok(None) => match stream.peer_addr() {
                         Ok(_) => self.on_connected(index),
                         Err(error) if error.kind() == io::ErrorKind::NotConnected => {}
@@ -545,12 +591,12 @@ impl Worker {
                 }
                 // A server may answer before it has read the whole request.
                 if readable && self.connections[index].phase != Phase::Idle {
-                    self.read(index);
+                    self.read(index, read_closed);
                 }
             }
             Phase::Reading => {
                 if readable || error {
-                    self.read(index);
+                    self.read(index, read_closed || error);
                 }
             }
             Phase::Idle => {
@@ -610,7 +656,9 @@ impl Worker {
         self.connect(index);
     }
 
-    fn read(&mut self, index: usize) {
+    /// Reads what has arrived. `closed`: the event said the peer closed, which edge-triggered
+    /// readiness reports once, so the reads go on to the end of the stream.
+    fn read(&mut self, index: usize, closed: bool) {
         loop {
             let connection = &mut self.connections[index];
             let Some(stream) = connection.stream.as_mut() else {
@@ -635,7 +683,7 @@ impl Worker {
                     connection.bytes_in += n as u64;
                     match connection.parser.feed(&self.buffer[..n], &self.plan.checks) {
                         Ok(Feed::NeedMore) => {
-                            if n < self.buffer.len() {
+                            if n < self.buffer.len() && !closed {
                                 // Drained: with edge-triggered readiness, more data brings a
                                 // new event, so no read is spent to learn EAGAIN.
                                 return;
@@ -728,11 +776,14 @@ impl Worker {
             println!("WARNING: Response code not 2xx ({})", response.status);
         }
         let sample = Sample {
-            start_s: connection.start.saturating_duration_since(self.measure_start).as_secs() as u32,
+            start_s: connection
+                .start
+                .saturating_duration_since(self.measure_start)
+                .as_secs() as u32,
             connect_us: micros(connection.connected - connection.start),
-            wait_us: connection
-                .first_byte
-                .map_or(0, |first| micros(first.saturating_duration_since(connection.written_at))),
+            wait_us: connection.first_byte.map_or(0, |first| {
+                micros(first.saturating_duration_since(connection.written_at))
+            }),
             total_us: micros(now - connection.start),
         };
         let corrected_us = (now - connection.intended.min(connection.start)).as_micros() as u64;
@@ -760,7 +811,10 @@ impl Worker {
             if !(200..300).contains(&response.status) {
                 counters.non_2xx += 1;
             }
-            if plan.expect_status.is_some_and(|status| status != response.status) {
+            if plan
+                .expect_status
+                .is_some_and(|status| status != response.status)
+            {
                 counters.status_mismatches += 1;
                 failed = true;
             }
@@ -797,7 +851,11 @@ impl Worker {
         self.drop_stream(index);
         let now = Instant::now();
         if failure == Failure::Connect {
-            let in_a_row = self.shared.connect_failures_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+            let in_a_row = self
+                .shared
+                .connect_failures_in_a_row
+                .fetch_add(1, Ordering::Relaxed)
+                + 1;
             if in_a_row > MAX_CONNECT_FAILURES {
                 let (message, code) = match error {
                     Some(error) => (os_message(error), error.raw_os_error().unwrap_or(1)),
@@ -879,4 +937,3 @@ fn os_message(error: &io::Error) -> String {
         _ => text,
     }
 }
-

@@ -57,8 +57,9 @@ pub struct BodyChecks {
 
 impl BodyChecks {
     pub fn new(expect: Option<&str>, reject: Option<&str>) -> BodyChecks {
-        let finder =
-            |text: &str| (!text.is_empty()).then(|| memmem::Finder::new(text.as_bytes()).into_owned());
+        let finder = |text: &str| {
+            (!text.is_empty()).then(|| memmem::Finder::new(text.as_bytes()).into_owned())
+        };
         BodyChecks {
             expect: expect.and_then(finder),
             reject: reject.and_then(finder),
@@ -82,11 +83,23 @@ impl BodyChecks {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Head,
-    Length { remaining: u64 },
-    ChunkSize { size: u64, digits: u32, in_extension: bool },
-    ChunkData { remaining: u64 },
-    ChunkDataEnd { seen_cr: bool },
-    Trailers { line_len: usize },
+    Length {
+        remaining: u64,
+    },
+    ChunkSize {
+        size: u64,
+        digits: u32,
+        in_extension: bool,
+    },
+    ChunkData {
+        remaining: u64,
+    },
+    ChunkDataEnd {
+        seen_cr: bool,
+    },
+    Trailers {
+        line_len: usize,
+    },
     UntilClose,
 }
 
@@ -412,7 +425,9 @@ impl ResponseParser {
 
 fn parse_status_line(line: &[u8]) -> Result<(bool, u16), ParseError> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let rest = line.strip_prefix(b"HTTP/1.").ok_or(ParseError::StatusLine)?;
+    let rest = line
+        .strip_prefix(b"HTTP/1.")
+        .ok_or(ParseError::StatusLine)?;
     let http11 = rest.first() != Some(&b'0');
     match rest.get(1..6) {
         Some([b' ', a, b, c, ..]) if [a, b, c].iter().all(|digit| digit.is_ascii_digit()) => {
@@ -431,8 +446,14 @@ fn parse_status_line(line: &[u8]) -> Result<(bool, u16), ParseError> {
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(start, |end| end + 1);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |end| end + 1);
     &bytes[start..end]
 }
 
@@ -441,6 +462,7 @@ fn parse_decimal(bytes: &[u8]) -> Option<u64> {
         return None;
     }
     bytes.iter().try_fold(0u64, |value, &byte| {
-        byte.is_ascii_digit().then(|| value * 10 + u64::from(byte - b'0'))
+        byte.is_ascii_digit()
+            .then(|| value * 10 + u64::from(byte - b'0'))
     })
 }

@@ -122,7 +122,13 @@ pub struct Context<'a> {
 pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) -> JsonReport {
     let c = &results.counters;
     let t = results.time_taken;
-    let per = |value: f64| if t > 0.0 && c.complete > 0 { value } else { 0.0 };
+    let per = |value: f64| {
+        if t > 0.0 && c.complete > 0 {
+            value
+        } else {
+            0.0
+        }
+    };
     let done = c.complete.max(1) as f64;
     let quantiles = |histogram: &Histogram<u64>| {
         let mut map: BTreeMap<String, u64> = QUANTILES

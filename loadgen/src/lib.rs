@@ -89,7 +89,10 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         continue_on_receive_errors: settings.continue_on_receive_errors,
         variable_length: settings.variable_length,
         expect_status: settings.expect_status,
-        checks: BodyChecks::new(settings.expect_body.as_deref(), settings.reject_body.as_deref()),
+        checks: BodyChecks::new(
+            settings.expect_body.as_deref(),
+            settings.reject_body.as_deref(),
+        ),
         verbosity: settings.verbosity,
         n_threads,
         concurrency,
@@ -132,11 +135,19 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         write!(stdout, "{}", report::banner(true))?;
     } else {
         write!(stdout, "{}", report::banner(false))?;
-        write!(stdout, "{}", report::benchmarking_line(&info, heartbeat.is_some()))?;
+        write!(
+            stdout,
+            "{}",
+            report::benchmarking_line(&info, heartbeat.is_some())
+        )?;
     }
     if settings.verbosity >= 2 {
         let head = String::from_utf8_lossy(&plan.request.bytes[..plan.request.head_len]);
-        write!(stdout, "INFO: {} header == \n---\n{head}\n---\n", settings.method)?;
+        write!(
+            stdout,
+            "INFO: {} header == \n---\n{head}\n---\n",
+            settings.method
+        )?;
     }
     stdout.flush()?;
     drop(stdout);
@@ -188,10 +199,18 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     {
         // ab shows the value up to its first space or control character.
         let text = String::from_utf8_lossy(server);
-        results.server_software = text.split(|c: char| c <= ' ').next().unwrap_or("").to_owned();
+        results.server_software = text
+            .split(|c: char| c <= ' ')
+            .next()
+            .unwrap_or("")
+            .to_owned();
     }
     let document_length = shared.document_length.load(Ordering::Relaxed);
-    results.document_length = if document_length == u64::MAX { 0 } else { document_length };
+    results.document_length = if document_length == u64::MAX {
+        0
+    } else {
+        document_length
+    };
     let interrupted = interrupted.load(Ordering::Relaxed);
     if interrupted && results.time_taken == 0.0 {
         results.time_taken = started.elapsed().as_secs_f64();
@@ -310,7 +329,12 @@ fn resolve(settings: &Settings) -> anyhow::Result<SocketAddr> {
             let port = port
                 .parse::<u16>()
                 .with_context(|| format!("proxy {proxy:?}: bad port"))?;
-            (host.trim_start_matches('[').trim_end_matches(']').to_owned(), port)
+            (
+                host.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_owned(),
+                port,
+            )
         }
         None => (settings.target.host.clone(), settings.target.port),
     };
@@ -376,7 +400,7 @@ impl Progress {
         } else {
             drop(stderr);
             let _ = html;
-            print!("..done\n");
+            println!("..done");
             let _ = std::io::stdout().flush();
         }
     }

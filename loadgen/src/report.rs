@@ -71,7 +71,12 @@ pub fn benchmarking_line(info: &RunInfo, progress_lines: bool) -> String {
 }
 
 /// ab's results block, from the two blank lines to the percentile table.
-pub fn ab_text(info: &RunInfo, results: &Results, table: Option<&Table>, display: &Display) -> String {
+pub fn ab_text(
+    info: &RunInfo,
+    results: &Results,
+    table: Option<&Table>,
+    display: &Display,
+) -> String {
     let mut out = String::with_capacity(2048);
     let c = &results.counters;
     let t = results.time_taken;
@@ -85,7 +90,11 @@ pub fn ab_text(info: &RunInfo, results: &Results, table: Option<&Table>, display
     if info.variable_length {
         let _ = writeln!(w, "Document Length:        Variable");
     } else {
-        let _ = writeln!(w, "Document Length:        {} bytes", results.document_length);
+        let _ = writeln!(
+            w,
+            "Document Length:        {} bytes",
+            results.document_length
+        );
     }
     let _ = writeln!(w);
     let _ = writeln!(w, "Concurrency Level:      {}", info.concurrency);
@@ -132,7 +141,11 @@ pub fn ab_text(info: &RunInfo, results: &Results, table: Option<&Table>, display
             c.bytes_received as f64 / 1024.0 / t
         );
         if info.send_body {
-            let _ = writeln!(w, "                        {:.2} kb/s sent", c.bytes_sent as f64 / 1024.0 / t);
+            let _ = writeln!(
+                w,
+                "                        {:.2} kb/s sent",
+                c.bytes_sent as f64 / 1024.0 / t
+            );
             let _ = writeln!(
                 w,
                 "                        {:.2} kb/s total",
@@ -188,7 +201,10 @@ pub fn ab_text(info: &RunInfo, results: &Results, table: Option<&Table>, display
     }
     if display.percentiles && c.complete > 1 {
         let w = &mut out;
-        let _ = write!(w, "\nPercentage of the requests served within a certain time (ms)\n");
+        let _ = write!(
+            w,
+            "\nPercentage of the requests served within a certain time (ms)\n"
+        );
         for &(percent, value) in &table.percentiles {
             if percent >= 100 {
                 let _ = writeln!(w, " 100%  {:5} (longest request)", round_ms(value));
@@ -218,7 +234,12 @@ fn sanity_warning(what: &str, row: &Row) -> String {
 }
 
 /// ab's `-w` output: one table, ab's fields.
-pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display: &Display) -> String {
+pub fn ab_html(
+    info: &RunInfo,
+    results: &Results,
+    table: Option<&Table>,
+    display: &Display,
+) -> String {
     let c = &results.counters;
     let t = results.time_taken;
     let (tr, td) = (&display.row_attributes, &display.cell_attributes);
@@ -237,7 +258,11 @@ pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display
     if info.variable_length {
         row(w, "Document Length", "Variable".to_owned());
     } else {
-        row(w, "Document Length", format!("{} bytes", results.document_length));
+        row(
+            w,
+            "Document Length",
+            format!("{} bytes", results.document_length),
+        );
     }
     row(w, "Concurrency Level", info.concurrency.to_string());
     row(w, "Time taken for tests", format!("{t:.3} seconds"));
@@ -257,14 +282,30 @@ pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display
     if info.keep_alive {
         row(w, "Keep-Alive requests", c.keep_alive_requests.to_string());
     }
-    row(w, "Total transferred", format!("{} bytes", c.bytes_received));
+    row(
+        w,
+        "Total transferred",
+        format!("{} bytes", c.bytes_received),
+    );
     if info.send_body {
         row(w, "Total body sent", c.bytes_sent.to_string());
     }
-    row(w, "HTML transferred", format!("{} bytes", c.body_bytes_received));
+    row(
+        w,
+        "HTML transferred",
+        format!("{} bytes", c.body_bytes_received),
+    );
     if t > 0.0 {
-        row(w, "Requests per second", format!("{:.2}", c.complete as f64 / t));
-        row(w, "Transfer rate", format!("{:.2} kb/s received", c.bytes_received as f64 / 1024.0 / t));
+        row(
+            w,
+            "Requests per second",
+            format!("{:.2}", c.complete as f64 / t),
+        );
+        row(
+            w,
+            "Transfer rate",
+            format!("{:.2} kb/s received", c.bytes_received as f64 / 1024.0 / t),
+        );
         if info.send_body {
             let _ = writeln!(
                 w,
@@ -279,7 +320,10 @@ pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display
         }
     }
     if let Some(table) = table {
-        let _ = writeln!(w, "<tr {tr}><th {td} colspan=4>Connection Times (ms)</th></tr>");
+        let _ = writeln!(
+            w,
+            "<tr {tr}><th {td} colspan=4>Connection Times (ms)</th></tr>"
+        );
         let _ = writeln!(
             w,
             "<tr {tr}><th {td}>&nbsp;</th> <th {td}>min</th>   <th {td}>avg</th>   <th {td}>max</th></tr>"
@@ -303,7 +347,9 @@ pub fn ab_html(info: &RunInfo, results: &Results, table: Option<&Table>, display
 }
 
 fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// loadgen's own section after ab's block: HDR percentiles, rate figures, status codes and
@@ -327,7 +373,13 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
                 total.value_at_quantile(quantile)
             );
         }
-        let _ = writeln!(w, "  {:<8}{:>11}  {:>11}", "max", corrected.max(), total.max());
+        let _ = writeln!(
+            w,
+            "  {:<8}{:>11}  {:>11}",
+            "max",
+            corrected.max(),
+            total.max()
+        );
         let _ = writeln!(
             w,
             "  corrected: from each request's scheduled send time (coordinated omission corrected)"
@@ -344,8 +396,15 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
         } else {
             0.0
         };
-        let _ = writeln!(w, "Target rate:            {rate:.2} [#/sec]; achieved {achieved:.2} [#/sec]");
-        let _ = writeln!(w, "Requests sent late:     {} (more than 1 ms after their scheduled time)", c.late);
+        let _ = writeln!(
+            w,
+            "Target rate:            {rate:.2} [#/sec]; achieved {achieved:.2} [#/sec]"
+        );
+        let _ = writeln!(
+            w,
+            "Requests sent late:     {} (more than 1 ms after their scheduled time)",
+            c.late
+        );
     }
     let _ = writeln!(w, "Status codes:");
     if results.status_codes.is_empty() {

@@ -45,7 +45,10 @@ pub fn build(settings: &Settings, body: Option<&[u8]>) -> Request {
         head.push_str(&format!("Authorization: Basic {}\r\n", basic(credentials)));
     }
     if let Some(credentials) = &settings.proxy_auth {
-        head.push_str(&format!("Proxy-Authorization: Basic {}\r\n", basic(credentials)));
+        head.push_str(&format!(
+            "Proxy-Authorization: Basic {}\r\n",
+            basic(credentials)
+        ));
     }
     if let Some(body) = body {
         // ab's spelling, lower-case l and t.
@@ -70,7 +73,11 @@ pub fn build(settings: &Settings, body: Option<&[u8]>) -> Request {
         head.push_str(&format!("Host: {}\r\n", host_field(settings)));
     }
     if !overridden("User-Agent:") {
-        let agent = if settings.http10 { AB_USER_AGENT } else { USER_AGENT };
+        let agent = if settings.http10 {
+            AB_USER_AGENT
+        } else {
+            USER_AGENT
+        };
         head.push_str(&format!("User-Agent: {agent}\r\n"));
     }
     if !overridden("Accept:") {

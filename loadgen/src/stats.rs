@@ -156,12 +156,18 @@ impl ThreadStats {
     /// send time (`--rate`), else the same as the total.
     pub fn record(&mut self, sample: Sample, corrected_us: u64) {
         let histograms = &mut self.histograms;
-        histograms.connect.saturating_record(u64::from(sample.connect_us));
         histograms
-            .processing
-            .saturating_record(u64::from(sample.total_us - sample.connect_us.min(sample.total_us)));
-        histograms.waiting.saturating_record(u64::from(sample.wait_us));
-        histograms.total.saturating_record(u64::from(sample.total_us));
+            .connect
+            .saturating_record(u64::from(sample.connect_us));
+        histograms.processing.saturating_record(u64::from(
+            sample.total_us - sample.connect_us.min(sample.total_us),
+        ));
+        histograms
+            .waiting
+            .saturating_record(u64::from(sample.wait_us));
+        histograms
+            .total
+            .saturating_record(u64::from(sample.total_us));
         histograms.corrected.saturating_record(corrected_us);
         if self.samples.len() < self.sample_cap {
             self.samples.push(sample);
@@ -411,7 +417,7 @@ fn row_of_sorted(sorted: &[u64]) -> Row {
 /// which is backwards; this averages them when it is even.
 pub fn median(sorted: &[u64]) -> u64 {
     let done = sorted.len();
-    if done % 2 == 0 {
+    if done.is_multiple_of(2) {
         (sorted[done / 2 - 1] + sorted[done / 2]) / 2
     } else {
         sorted[done / 2]

@@ -142,6 +142,8 @@ fn command_lines_map_to_settings() {
             s.n_threads = Some(2);
             s.rate = Some(5000.0);
             s.duration = Some(Duration::from_secs(30));
+            // --duration without -n: as many requests as the time allows.
+            s.n_requests = None;
             s.warmup = Some(Duration::from_millis(500));
             s.request_timeout = Some(Duration::from_secs(2));
             s.json_file = Some("run.json".into());
@@ -150,6 +152,11 @@ fn command_lines_map_to_settings() {
             s.http10 = true;
         },
     );
+    // --duration with -n: whichever ends first.
+    check(&format!("-n 100 --duration 2s {URL}"), |s| {
+        s.n_requests = Some(100);
+        s.duration = Some(Duration::from_secs(2));
+    });
     check("-V", |s| {
         *s = parse(&args("-V")).unwrap();
         assert!(s.show_version);

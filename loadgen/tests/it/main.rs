@@ -1,4 +1,9 @@
-//! Integration tests of loadgen. So far: the command line, as a table of command lines and the
-//! settings or errors they give.
+//! Integration tests of loadgen: the command line, the response parser, the report's text, and
+//! the binary against misbehaving test servers and beside ab.
 
+mod ab;
 mod cli;
+mod http;
+mod report;
+mod runs;
+mod servers;

@@ -1,0 +1,270 @@
+//! The response parser over a table of responses, each fed whole, split at every byte, and a
+//! byte at a time: the result must not depend on how the bytes arrive.
+
+use loadgen::http::{BodyChecks, Feed, ParseError, Response, ResponseParser};
+
+/// Feeds `pieces` in order; the response, or the error, or `None` if it never completed.
+fn parse(
+    pieces: &[&[u8]],
+    head: bool,
+    close_at_end: bool,
+    checks: &BodyChecks,
+) -> Result<Option<Response>, ParseError> {
+    let mut parser = ResponseParser::new();
+    parser.start(head, false);
+    for piece in pieces {
+        if let Feed::Complete { consumed } = parser.feed(piece, checks)? {
+            assert_eq!(
+                consumed,
+                piece.len(),
+                "the test responses have no trailing bytes"
+            );
+            return Ok(Some(parser.response().clone()));
+        }
+    }
+    Ok(if close_at_end {
+        parser.finish_at_close(checks)
+    } else {
+        None
+    })
+}
+
+#[track_caller]
+fn check(
+    name: &str,
+    bytes: &str,
+    head: bool,
+    close_at_end: bool,
+    checks: &BodyChecks,
+    expected: Result<Option<Response>, ParseError>,
+) {
+    let bytes = bytes.as_bytes();
+    assert_eq!(
+        parse(&[bytes], head, close_at_end, checks),
+        expected,
+        "{name}: whole"
+    );
+    for split in 1..bytes.len() {
+        let (a, b) = bytes.split_at(split);
+        assert_eq!(
+            parse(&[a, b], head, close_at_end, checks),
+            expected,
+            "{name}: split at {split}"
+        );
+    }
+    let bytes: Vec<&[u8]> = bytes.chunks(1).collect();
+    assert_eq!(
+        parse(&bytes, head, close_at_end, checks),
+        expected,
+        "{name}: a byte at a time"
+    );
+}
+
+/// The length of the first head in `text`.
+fn head(text: &str) -> usize {
+    text.find("\r\n\r\n").unwrap() + 4
+}
+
+fn ok(
+    status: u16,
+    head_len: usize,
+    body_len: u64,
+    keep_alive: bool,
+) -> Result<Option<Response>, ParseError> {
+    Ok(Some(Response {
+        status,
+        head_len: head_len as u64,
+        body_len,
+        keep_alive,
+        expected_found: true,
+        rejected_found: false,
+    }))
+}
+
+/// (name, response, HEAD request, the server closes after it, expected result from the text)
+type Case = (&'static str, &'static str, bool, bool, fn(&str) -> Expected);
+type Expected = Result<Option<Response>, ParseError>;
+
+#[test]
+fn responses() {
+    let none = BodyChecks::default();
+    let cases: Vec<Case> = vec![
+        (
+            "content-length",
+            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+            false,
+            false,
+            |t| ok(200, head(t), 5, true),
+        ),
+        (
+            "HTTP/1.0 keep-alive",
+            "HTTP/1.0 200 OK\r\nconnection: Keep-Alive\r\ncontent-length: 2\r\n\r\nhi",
+            false,
+            false,
+            |t| ok(200, head(t), 2, true),
+        ),
+        (
+            "HTTP/1.0 without keep-alive",
+            "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nhi",
+            false,
+            false,
+            |t| ok(200, head(t), 2, false),
+        ),
+        (
+            "Connection: close",
+            "HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+            false,
+            false,
+            |t| ok(503, head(t), 0, false),
+        ),
+        (
+            "chunked, extension and trailer",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\nA\r\n0123456789\r\n0\r\nTrailer: x\r\n\r\n",
+            false,
+            false,
+            |t| ok(200, head(t), 15, true),
+        ),
+        (
+            "chunked, no trailer",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+            false,
+            false,
+            |t| ok(200, head(t), 0, true),
+        ),
+        (
+            "100-continue, then the response",
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 1\r\n\r\nx",
+            false,
+            false,
+            |t| ok(201, t.len() - 1, 1, true),
+        ),
+        (
+            "HEAD has no body",
+            "HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n",
+            true,
+            false,
+            |t| ok(200, head(t), 0, true),
+        ),
+        (
+            "204 has no body",
+            "HTTP/1.1 204 No Content\r\n\r\n",
+            false,
+            false,
+            |t| ok(204, head(t), 0, true),
+        ),
+        (
+            "close-delimited",
+            "HTTP/1.0 200 OK\r\n\r\nuntil the end",
+            false,
+            true,
+            |t| ok(200, head(t), 13, false),
+        ),
+        (
+            "cut short",
+            "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+            false,
+            true,
+            |_| Ok(None),
+        ),
+        (
+            "bad status line",
+            "HTTX/1.1 200 OK\r\n\r\n",
+            false,
+            false,
+            |_| Err(ParseError::StatusLine),
+        ),
+        (
+            "bad length",
+            "HTTP/1.1 200 OK\r\nContent-Length: 1x\r\n\r\n",
+            false,
+            false,
+            |_| Err(ParseError::ContentLength),
+        ),
+        (
+            "bad chunk size",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+            false,
+            false,
+            |_| Err(ParseError::Chunked),
+        ),
+    ];
+    for (name, text, head_request, close, expected) in cases {
+        check(name, text, head_request, close, &none, expected(text));
+    }
+}
+
+#[test]
+fn body_checks_see_across_splits_and_chunks() {
+    let fault = BodyChecks::new(Some("Envelope>"), Some("Fault>"));
+    let body = "<soap:Envelope><soap:Fault></soap:Fault></soap:Envelope>";
+    let response = format!(
+        "HTTP/1.1 500 Error\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let expected = |status: u16,
+                    head_len: usize,
+                    body_len: u64,
+                    expected_found: bool,
+                    rejected_found: bool| {
+        Ok(Some(Response {
+            status,
+            head_len: head_len as u64,
+            body_len,
+            keep_alive: true,
+            expected_found,
+            rejected_found,
+        }))
+    };
+    check(
+        "fault",
+        &response,
+        false,
+        false,
+        &fault,
+        expected(500, head(&response), body.len() as u64, true, true),
+    );
+    // "Fault>" split over two chunks.
+    let chunked =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nFaul\r\n2\r\nt>\r\n0\r\n\r\n";
+    check(
+        "a needle across chunks",
+        chunked,
+        false,
+        false,
+        &fault,
+        expected(200, head(chunked), 6, false, true),
+    );
+    let clean = "HTTP/1.1 200 OK\r\nContent-Length: 15\r\n\r\n<e:Envelope/ok>";
+    check(
+        "clean",
+        clean,
+        false,
+        false,
+        &fault,
+        expected(200, head(clean), 15, false, false),
+    );
+    let ok = "HTTP/1.1 200 OK\r\nContent-Length: 19\r\n\r\n<e:Envelope></e:Env";
+    check(
+        "found",
+        ok,
+        false,
+        false,
+        &fault,
+        expected(200, head(ok), 19, true, false),
+    );
+}
+
+#[test]
+fn a_huge_head_is_refused() {
+    let mut parser = ResponseParser::new();
+    parser.start(false, false);
+    let line = format!("X-Filler: {}\r\n", "y".repeat(1000));
+    let mut result = parser.feed(b"HTTP/1.1 200 OK\r\n", &BodyChecks::default());
+    for _ in 0..100 {
+        result = parser.feed(line.as_bytes(), &BodyChecks::default());
+        if result.is_err() {
+            break;
+        }
+    }
+    assert_eq!(result, Err(ParseError::HeadTooLarge));
+}

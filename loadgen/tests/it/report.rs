@@ -1,0 +1,141 @@
+//! The report's text from fixed samples: ab's block, loadgen's section, `-e` and `-g`, compared
+//! with files under `tests/it/expect/`. `UPDATE_EXPECT=1 cargo test -p loadgen` rewrites them.
+
+use std::path::Path;
+
+use loadgen::report::{self, Display, RunInfo};
+use loadgen::stats::{Counters, Results, Sample, Table, ThreadStats, median, round_ms};
+
+#[track_caller]
+fn check(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/expect")
+        .join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(&path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{name} differs; run UPDATE_EXPECT=1 cargo test -p loadgen and review the diff\n--- expected\n{expected}--- actual\n{actual}"
+    );
+}
+
+fn info(rate: Option<f64>) -> RunInfo {
+    RunInfo {
+        hostname: "127.0.0.1".to_owned(),
+        port: 8082,
+        path: "/WSTest".to_owned(),
+        proxy: None,
+        concurrency: 3,
+        keep_alive: true,
+        send_body: true,
+        variable_length: false,
+        rate,
+        n_threads: 1,
+        method: "POST".to_owned(),
+    }
+}
+
+/// Seven requests, two on new connections, one slow: enough for every line and a warning.
+fn results() -> Results {
+    let mut stats = ThreadStats::new(1000);
+    let samples = [
+        (0, 310, 820, 1_450),
+        (0, 290, 700, 1_300),
+        (0, 0, 610, 950),
+        (0, 0, 640, 990),
+        (1, 0, 15_200, 15_600),
+        (1, 0, 580, 1_010),
+        (1, 0, 660, 1_120),
+    ];
+    for (start_s, connect_us, wait_us, total_us) in samples {
+        stats.record(
+            Sample {
+                start_s,
+                connect_us,
+                wait_us,
+                total_us,
+            },
+            u64::from(total_us) + 400,
+        );
+        stats.status(200);
+    }
+    stats.last_activity_us = 1_234_567;
+    let mut results = Results::merge(vec![stats]);
+    results.counters = Counters {
+        complete: 7,
+        failed: 2,
+        length_errors: 1,
+        exceptions: 1,
+        non_2xx: 1,
+        keep_alive_requests: 7,
+        bytes_received: 7 * 1_203,
+        body_bytes_received: 7 * 981,
+        bytes_sent: 7 * 1_500,
+        ..Counters::default()
+    };
+    results.server_software = "test-server/1.0".to_owned();
+    results.document_length = 981;
+    results
+}
+
+#[test]
+fn ab_text_report() {
+    let mut results = results();
+    let table = Table::from_samples(&mut results.samples);
+    let display = Display {
+        confidence: true,
+        percentiles: true,
+        ..Display::default()
+    };
+    let mut text = report::ab_text(&info(None), &results, Some(&table), &display);
+    text.push_str(&report::extended(&info(None), &results, Some(&table)));
+    check("report.txt", &text);
+    let terse = Display {
+        confidence: false,
+        percentiles: false,
+        ..Display::default()
+    };
+    check(
+        "report-S-d.txt",
+        &report::ab_text(&info(None), &results, Some(&table), &terse),
+    );
+    check(
+        "report-rate.txt",
+        &report::extended(&info(Some(1000.0)), &results, Some(&table)),
+    );
+    let html = Display {
+        html: true,
+        cell_attributes: "bgcolor=white".to_owned(),
+        ..Display::default()
+    };
+    check(
+        "report.html",
+        &report::ab_html(&info(None), &results, Some(&table), &html),
+    );
+    check("percentiles.csv", &report::csv(&table));
+    check(
+        "gnuplot.tsv",
+        &report::gnuplot(&results.samples, 1_796_212_756),
+    );
+}
+
+#[test]
+fn medians_average_the_middle_pair_of_an_even_count() {
+    let cases: &[(&[u64], u64)] = &[
+        (&[7], 7),
+        (&[1, 3], 2),
+        (&[1, 2, 10], 2),
+        (&[1, 2, 4, 10], 3),
+    ];
+    for (values, expected) in cases {
+        assert_eq!(median(values), *expected, "{values:?}");
+    }
+    let roundings: &[(u64, u64)] = &[(0, 0), (499, 0), (500, 1), (1_499, 1), (1_500, 2)];
+    for (us, ms) in roundings {
+        assert_eq!(round_ms(*us), *ms, "{us} µs");
+    }
+    assert_eq!(report::ctime(1_796_212_756), "Wed Dec 02 11:59:16 2026");
+    assert_eq!(report::ctime(0), "Thu Jan 01 00:00:00 1970");
+}

@@ -1,0 +1,427 @@
+//! The loadgen binary against the misbehaving servers of [`crate::servers`]: a table of runs,
+//! each with the exit code, report lines and stderr text it must give.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use crate::servers::{BODY, Behaviour, TestServer, refused_port};
+
+pub(crate) fn loadgen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(args)
+        .output()
+        .expect("run loadgen")
+}
+
+/// The value after `label:` on the report line that starts with it.
+pub(crate) fn field<'a>(stdout: &'a str, label: &str) -> Option<&'a str> {
+    stdout.lines().find_map(|line| {
+        line.strip_prefix(label)
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map(str::trim)
+    })
+}
+
+/// The min, mean, sd, median and max of a Connection Times row, in ms.
+fn row(stdout: &str, label: &str) -> Vec<f64> {
+    let values = field(stdout, label).unwrap_or_else(|| panic!("no {label} row in\n{stdout}"));
+    values
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+struct Case {
+    name: &'static str,
+    behaviour: Option<Behaviour>,
+    args: &'static str,
+    exit_code: i32,
+    /// Lines that must be in the report, exactly.
+    lines: &'static [&'static str],
+    /// Text that must be on stderr.
+    stderr: &'static [&'static str],
+    /// Requests the server must have read, when that is exact.
+    server_requests: Option<u64>,
+}
+
+const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> Case {
+    Case {
+        name,
+        behaviour: Some(behaviour),
+        args,
+        exit_code: 0,
+        lines: &[],
+        stderr: &[],
+        server_requests: None,
+    }
+}
+
+const FAST: Behaviour = Behaviour::Delay(Duration::ZERO);
+
+#[track_caller]
+fn check(case: &Case) -> String {
+    let server = case.behaviour.map(TestServer::start);
+    let url = match &server {
+        Some(server) => server.url(),
+        None => format!("http://127.0.0.1:{}/test", refused_port()),
+    };
+    let mut args: Vec<&str> = case.args.split_whitespace().collect();
+    args.push(&url);
+    let output = loadgen(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let context = format!(
+        "{}: loadgen {}\n--- stdout\n{stdout}--- stderr\n{stderr}",
+        case.name,
+        args.join(" ")
+    );
+    assert_eq!(output.status.code(), Some(case.exit_code), "{context}");
+    for line in case.lines {
+        assert!(
+            stdout.lines().any(|l| l == *line),
+            "missing line {line:?} in {context}"
+        );
+    }
+    for text in case.stderr {
+        assert!(
+            stderr.contains(text),
+            "missing {text:?} on stderr in {context}"
+        );
+    }
+    if let (Some(server), Some(expected)) = (&server, case.server_requests) {
+        assert_eq!(
+            server.requests(),
+            expected,
+            "requests the server read, {context}"
+        );
+    }
+    stdout
+}
+
+#[test]
+fn runs_against_test_servers() {
+    let cases = [
+        Case {
+            lines: &[
+                "Complete requests:      1000",
+                "Failed requests:        0",
+                "Keep-Alive requests:    1000",
+                "Document Length:        12 bytes",
+                "HTML transferred:       12000 bytes",
+                "Server Software:        test-server/1.0",
+                "  [200] 1000 responses",
+            ],
+            // Exactly -n requests leave, however the threads share them.
+            server_requests: Some(1000),
+            stderr: &[
+                "Completed 100 requests",
+                "Completed 1000 requests",
+                "Finished 1000 requests",
+            ],
+            ..case(
+                "keep-alive, two threads",
+                FAST,
+                "-k -c 10 -n 1000 --threads 2",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      20", "Failed requests:        0"],
+            server_requests: Some(20),
+            ..case("a new connection a request", FAST, "-c 4 -n 20")
+        },
+        Case {
+            lines: &["Complete requests:      10", "Keep-Alive requests:    10"],
+            ..case("ab's own request bytes", FAST, "--http1.0 -k -n 10")
+        },
+        Case {
+            lines: &[
+                "Failed requests:        5",
+                "   (Connect: 0, Receive: 0, Length: 5, Exceptions: 0)",
+                "Document Length:        10 bytes",
+            ],
+            ..case(
+                "varying lengths are Length failures",
+                Behaviour::VaryingLength,
+                "-k -n 10",
+            )
+        },
+        Case {
+            lines: &[
+                "Failed requests:        0",
+                "Document Length:        Variable",
+            ],
+            ..case("but not with -l", Behaviour::VaryingLength, "-l -k -n 10")
+        },
+        Case {
+            lines: &[
+                "Failed requests:        0",
+                "Non-2xx responses:      10",
+                "  [500] 10 responses",
+            ],
+            ..case(
+                "500s are Non-2xx, not failures",
+                Behaviour::Status(500),
+                "-k -n 10",
+            )
+        },
+        Case {
+            lines: &[
+                "Complete requests:      20",
+                "Failed requests:        0",
+                "Keep-Alive requests:    20",
+                "Document Length:        12 bytes",
+                "Server Software:        test-server/1.0",
+            ],
+            server_requests: Some(20),
+            ..case(
+                "chunked responses with -k",
+                Behaviour::Chunked,
+                "-k -c 2 -n 20",
+            )
+        },
+        Case {
+            lines: &[
+                "Complete requests:      0",
+                "Failed requests:        5",
+                "   (Connect: 0, Receive: 5, Length: 0, Exceptions: 0)",
+            ],
+            ..case(
+                "a close in mid-response",
+                Behaviour::CloseMidResponse,
+                "-k -n 5",
+            )
+        },
+        Case {
+            behaviour: None,
+            lines: &[
+                "Failed requests:        5",
+                "   (Connect: 5, Receive: 0, Length: 0, Exceptions: 0)",
+            ],
+            ..case("connection refused", FAST, "-n 5")
+        },
+        Case {
+            behaviour: None,
+            exit_code: 111,
+            lines: &["   (Connect: 11, Receive: 0, Length: 0, Exceptions: 0)"],
+            stderr: &[
+                "Test aborted after 10 failures",
+                "apr_socket_connect(): Connection refused (111)",
+            ],
+            ..case("connection refused, more than ten times", FAST, "-n 50")
+        },
+        Case {
+            exit_code: 119,
+            stderr: &["apr_pollset_poll: The timeout specified has expired (70007)"],
+            ..case("a stalled server and -s", Behaviour::Stall, "-s 0.5 -n 3")
+        },
+        Case {
+            lines: &["Failed requests:        3", "Complete requests:      0"],
+            ..case(
+                "a stalled server and --timeout",
+                Behaviour::Stall,
+                "--timeout 200ms -n 3",
+            )
+        },
+        Case {
+            lines: &["Failed requests:        4"],
+            ..case("--expect-status", FAST, "-k -n 4 --expect-status 201")
+        },
+        Case {
+            lines: &["Failed requests:        0"],
+            ..case("--expect-body found", FAST, "-k -n 4 --expect-body world")
+        },
+        Case {
+            lines: &["Failed requests:        4"],
+            ..case(
+                "--reject-body found",
+                Behaviour::Chunked,
+                "-k -n 4 --reject-body=world",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      10"],
+            ..case("--warmup does not count", FAST, "-k -n 10 --warmup 100ms")
+        },
+        Case {
+            lines: &["Complete requests:      20", "Failed requests:        0"],
+            server_requests: Some(20),
+            ..case("--rate", FAST, "-k -c 2 -n 20 --rate 200")
+        },
+    ];
+    for case in &cases {
+        check(case);
+    }
+}
+
+#[test]
+fn a_fixed_delay_is_the_mean_and_the_median() {
+    let stdout = check(&case(
+        "delay",
+        Behaviour::Delay(Duration::from_millis(20)),
+        "-k -c 2 -n 20",
+    ));
+    let total = row(&stdout, "Total");
+    let (mean, median) = (total[1], total[3]);
+    assert!((20.0..40.0).contains(&mean), "mean {mean} in\n{stdout}");
+    assert!(
+        (20.0..40.0).contains(&median),
+        "median {median} in\n{stdout}"
+    );
+}
+
+#[test]
+fn a_time_limit_ends_the_run() {
+    let stdout = check(&case(
+        "-t",
+        Behaviour::Delay(Duration::from_millis(5)),
+        "-k -c 2 -t 0.3",
+    ));
+    let taken: f64 = field(&stdout, "Time taken for tests")
+        .unwrap()
+        .trim_end_matches(" seconds")
+        .parse()
+        .unwrap();
+    assert!((0.25..1.0).contains(&taken), "{stdout}");
+    let complete: u64 = field(&stdout, "Complete requests")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(complete > 10, "{stdout}");
+}
+
+#[test]
+fn a_rate_paces_the_run() {
+    let stdout = check(&case("rate", FAST, "-k -c 2 -n 30 --rate 300"));
+    let taken: f64 = field(&stdout, "Time taken for tests")
+        .unwrap()
+        .trim_end_matches(" seconds")
+        .parse()
+        .unwrap();
+    // 30 requests at 300 a second: the last leaves at 97 ms.
+    assert!(taken >= 0.09, "{stdout}");
+    assert!(stdout.contains("corrected  uncorrected"), "{stdout}");
+    assert!(
+        field(&stdout, "Target rate").is_some_and(|v| v.starts_with("300.00")),
+        "{stdout}"
+    );
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("loadgen-it-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn files_csv_gnuplot_json_and_merge() {
+    let server = TestServer::start(FAST);
+    let (csv, tsv, json_a, json_b) = (temp("p.csv"), temp("g.tsv"), temp("a.json"), temp("b.json"));
+    let body = temp("body.txt");
+    std::fs::write(&body, "a body").unwrap();
+    let url = server.url();
+    let run = |json: &PathBuf| {
+        let output = loadgen(&[
+            "-k",
+            "-c",
+            "2",
+            "-n",
+            "50",
+            "-p",
+            body.to_str().unwrap(),
+            "-T",
+            "text/plain",
+            "-e",
+            csv.to_str().unwrap(),
+            "-g",
+            tsv.to_str().unwrap(),
+            "--json",
+            json.to_str().unwrap(),
+            &url,
+        ]);
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let stdout = run(&json_a);
+    run(&json_b);
+    assert_eq!(
+        field(&stdout, "Total body sent").map(|v| v.parse::<u64>().is_ok()),
+        Some(true)
+    );
+    assert!(stdout.contains(" kb/s sent\n"), "{stdout}");
+
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 102);
+    assert_eq!(lines[0], "Percentage served,Time in ms");
+    assert!(lines[1].starts_with("0,") && lines[101].starts_with("100,"));
+
+    let tsv = std::fs::read_to_string(&tsv).unwrap();
+    let rows: Vec<&str> = tsv.lines().collect();
+    assert_eq!(rows[0], "starttime\tseconds\tctime\tdtime\tttime\twait");
+    assert_eq!(rows.len(), 51);
+    assert_eq!(rows[1].split('\t').count(), 6);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_a).unwrap()).unwrap();
+    assert_eq!(json["counters"]["complete"], 50);
+    assert_eq!(json["summary"]["document_length"], BODY.len());
+    assert_eq!(json["status_codes"]["200"], 50);
+    assert!(json["latency_us"]["p99"].as_u64().is_some());
+    let per_second: u64 = json["seconds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["requests"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_second, 50);
+
+    let merged = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["merge", json_a.to_str().unwrap(), json_b.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{merged:?}");
+    let merged = String::from_utf8(merged.stdout).unwrap();
+    assert_eq!(field(&merged, "Complete requests"), Some("100"), "{merged}");
+    assert_eq!(field(&merged, "Concurrency Level"), Some("4"), "{merged}");
+    assert!(merged.contains("  [200] 100 responses"), "{merged}");
+    assert!(
+        merged.contains("Percentage of the requests served"),
+        "{merged}"
+    );
+}
+
+#[test]
+fn quiet_means_no_progress_lines() {
+    let server = TestServer::start(FAST);
+    let output = loadgen(&["-q", "-k", "-n", "200", &server.url()]);
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("(be patient)...") && stdout.contains("..done\n"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn html_output() {
+    let stdout = check(&case("html", FAST, "-w -k -n 5"));
+    assert!(stdout.contains("<table >"), "{stdout}");
+    assert!(stdout.contains("<tr ><th colspan=2 bgcolor=white>Complete requests:</th><td colspan=2 bgcolor=white>5</td></tr>"), "{stdout}");
+    assert!(stdout.ends_with("</table>\n"), "{stdout}");
+}
+
+#[test]
+fn bad_files_and_hosts_are_clear_errors() {
+    let output = loadgen(&["-p", "/nonexistent/post.xml", "http://127.0.0.1:1/x"]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("Invalid postfile name (/nonexistent/post.xml)"),
+        "{stderr}"
+    );
+    let output = loadgen(&["https://127.0.0.1/x"]);
+    assert_eq!(output.status.code(), Some(22));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("https:// URLs are not supported"));
+}

@@ -1,0 +1,153 @@
+//! Small HTTP servers on 127.0.0.1 port 0 that misbehave on purpose, one thread a connection.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// What the server does with each request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Behaviour {
+    /// `200` with [`BODY`] after a fixed delay.
+    Delay(Duration),
+    /// `200` with bodies of 10 and 11 bytes in turn.
+    VaryingLength,
+    /// [`BODY`] with this status.
+    Status(u16),
+    /// [`BODY`] in three chunks, with an extension and a trailer.
+    Chunked,
+    /// Promises 100 bytes, sends 10, closes.
+    CloseMidResponse,
+    /// Reads requests and never answers.
+    Stall,
+}
+
+pub(crate) const BODY: &[u8] = b"hello world\n";
+
+pub(crate) struct TestServer {
+    pub(crate) port: u16,
+    /// Requests read so far.
+    pub(crate) requests: Arc<AtomicU64>,
+}
+
+impl TestServer {
+    pub(crate) fn start(behaviour: Behaviour) -> TestServer {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(AtomicU64::new(0));
+        let counter = Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let counter = Arc::clone(&counter);
+                std::thread::spawn(move || serve(stream, behaviour, &counter));
+            }
+        });
+        TestServer { port, requests }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/test", self.port)
+    }
+
+    pub(crate) fn requests(&self) -> u64 {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+/// A port nothing listens on.
+pub(crate) fn refused_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn serve(mut stream: TcpStream, behaviour: Behaviour, counter: &AtomicU64) {
+    let _ = stream.set_nodelay(true);
+    let mut pending = Vec::new();
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        // One request: head, then a Content-Length body.
+        let head_end = loop {
+            if let Some(end) = find(&pending, b"\r\n\r\n") {
+                break end + 4;
+            }
+            match stream.read(&mut buffer) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => pending.extend_from_slice(&buffer[..n]),
+            }
+        };
+        let head = String::from_utf8_lossy(&pending[..head_end]).to_ascii_lowercase();
+        let body_len = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length:"))
+            .and_then(|value| value.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        while pending.len() < head_end + body_len {
+            match stream.read(&mut buffer) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => pending.extend_from_slice(&buffer[..n]),
+            }
+        }
+        pending.drain(..head_end + body_len);
+        let n = counter.fetch_add(1, Ordering::SeqCst);
+        let http10 = head
+            .lines()
+            .next()
+            .is_some_and(|line| line.ends_with("http/1.0"));
+        let keep_alive = if http10 {
+            head.contains("connection: keep-alive")
+        } else {
+            !head.contains("connection: close")
+        };
+        let connection = if keep_alive { "keep-alive" } else { "close" };
+        let response = match behaviour {
+            Behaviour::Delay(delay) => {
+                std::thread::sleep(delay);
+                response(200, connection, BODY)
+            }
+            Behaviour::VaryingLength => {
+                let body: &[u8] = if n.is_multiple_of(2) { b"0123456789" } else { b"0123456789a" };
+                response(200, connection, body)
+            }
+            Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::Chunked => format!(
+                "HTTP/1.1 200 OK\r\nServer: test-server/1.0 (chunked)\r\nTransfer-Encoding: chunked\r\nConnection: {connection}\r\n\r\n\
+                 5\r\nhello\r\n1;ext=1\r\n \r\n6\r\nworld\n\r\n0\r\nX-Trailer: yes\r\n\r\n"
+            )
+            .into_bytes(),
+            Behaviour::CloseMidResponse => {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789");
+                return;
+            }
+            Behaviour::Stall => {
+                // Hold the connection and read whatever else comes, answering nothing.
+                while let Ok(n) = stream.read(&mut buffer) {
+                    if n == 0 {
+                        return;
+                    }
+                }
+                return;
+            }
+        };
+        if stream.write_all(&response).is_err() || !keep_alive {
+            return;
+        }
+    }
+}
+
+fn response(status: u16, connection: &str, body: &[u8]) -> Vec<u8> {
+    let mut response = format!(
+        "HTTP/1.1 {status} Whatever\r\nServer: test-server/1.0 (tests)\r\nContent-Length: {}\r\nConnection: {connection}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    response.extend_from_slice(body);
+    response
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
