@@ -469,7 +469,7 @@ impl Worker {
     fn start_request(&mut self, index: usize, counted: bool, intended: Instant, now: Instant) {
         self.in_flight += 1;
         let capture_server = self.shared.document_length.load(Ordering::Relaxed) == u64::MAX;
-        let plan = Arc::clone(&self.plan);
+        let plan = &self.plan;
         let connection = &mut self.connections[index];
         connection.counted = counted;
         connection.intended = intended;
@@ -610,7 +610,7 @@ impl Worker {
     }
 
     fn write(&mut self, index: usize) {
-        let plan = Arc::clone(&self.plan);
+        let plan = &self.plan;
         let bytes = &plan.request.bytes;
         loop {
             let connection = &mut self.connections[index];
@@ -746,7 +746,8 @@ impl Worker {
 
     fn complete(&mut self, index: usize, now: Instant) {
         self.in_flight -= 1;
-        let plan = Arc::clone(&self.plan);
+        let plan = &self.plan;
+        let (variable_length, expect_status) = (plan.variable_length, plan.expect_status);
         let connection = &mut self.connections[index];
         let response = connection.parser.response().clone();
         let keep = plan.keep_alive && response.keep_alive;
@@ -804,17 +805,14 @@ impl Worker {
                 counters.keep_alive_requests += 1;
             }
             let mut failed = false;
-            if !plan.variable_length && response.body_len != document_length {
+            if !variable_length && response.body_len != document_length {
                 counters.length_errors += 1;
                 failed = true;
             }
             if !(200..300).contains(&response.status) {
                 counters.non_2xx += 1;
             }
-            if plan
-                .expect_status
-                .is_some_and(|status| status != response.status)
-            {
+            if expect_status.is_some_and(|status| status != response.status) {
                 counters.status_mismatches += 1;
                 failed = true;
             }

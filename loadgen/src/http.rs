@@ -4,7 +4,12 @@
 //! `--reject-body` texts as the body streams past (even across reads and chunk boundaries),
 //! so it never has to keep a body in memory.
 
+use std::sync::LazyLock;
+
 use memchr::memmem;
+
+/// The end of a head; built once, as building a searcher costs more than most searches.
+static HEAD_END: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
 
 /// A response head larger than this is refused (ab's limit is 8 KiB; real servers send less
 /// than 1 KiB).
@@ -243,7 +248,7 @@ impl ResponseParser {
     fn feed_head(&mut self, data: &[u8]) -> Result<Option<usize>, ParseError> {
         if self.head.is_empty() {
             // The common case: the whole head in one read, parsed in place.
-            if let Some(end) = memmem::find(data, b"\r\n\r\n") {
+            if let Some(end) = HEAD_END.find(data) {
                 self.parse_head(&data[..end + 4])?;
                 return Ok(Some(end + 4));
             }
@@ -257,7 +262,7 @@ impl ResponseParser {
         let search_from = self.head.len().saturating_sub(3);
         let old_len = self.head.len();
         self.head.extend_from_slice(data);
-        if let Some(end) = memmem::find(&self.head[search_from..], b"\r\n\r\n") {
+        if let Some(end) = HEAD_END.find(&self.head[search_from..]) {
             let head_len = search_from + end + 4;
             let head = std::mem::take(&mut self.head);
             let result = self.parse_head(&head[..head_len]);
