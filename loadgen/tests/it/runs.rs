@@ -425,3 +425,30 @@ fn bad_files_and_hosts_are_clear_errors() {
     assert_eq!(output.status.code(), Some(22));
     assert!(String::from_utf8_lossy(&output.stderr).contains("https:// URLs are not supported"));
 }
+
+#[test]
+fn ctrl_c_prints_the_partial_report() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+
+    let server = TestServer::start(FAST);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["-k", "-c", "2", "-n", "1500000", &server.url()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The first progress line says the run is under way; then Ctrl-C.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.starts_with("Completed "), "{line}");
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let complete: u64 = field(&stdout, "Complete requests").unwrap().parse().unwrap();
+    assert!(complete >= 150_000, "{stdout}");
+    assert!(stdout.contains("Percentage of the requests served"), "{stdout}");
+}
