@@ -74,7 +74,7 @@ timed() {
     echo "$done $user $sys"
 }
 
-declare -A cpu_total done_total rps_total
+declare -A cpu_total user_total done_total rps_total
 tools="loadgen ab wrk"
 command -v oha >/dev/null 2>&1 && tools="$tools oha"
 lg_seconds=5
@@ -110,6 +110,7 @@ for round in $(seq "$rounds"); do
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
         echo "round $round $tool: $done requests, $rps req/s, cpu $cpu s" >&2
         cpu_total[$tool]=$(awk -v a="${cpu_total[$tool]:-0}" -v b="$cpu" 'BEGIN { print a + b }')
+        user_total[$tool]=$(awk -v a="${user_total[$tool]:-0}" -v b="$user" 'BEGIN { print a + b }')
         done_total[$tool]=$(( ${done_total[$tool]:-0} + done ))
         rps_total[$tool]=$(awk -v a="${rps_total[$tool]:-0}" -v b="$rps" 'BEGIN { print a + b }')
     done
@@ -124,13 +125,14 @@ mkdir -p "$(dirname "$results")"
     echo
     echo "Command: \`scripts/bench-loadgen.sh $requests $rounds\` (ceiling on core 0; each client on core 1, one thread, -k -c30, $name), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo
-    echo "| tool | mean req/s | CPU µs per request | loadgen's CPU per request ÷ this |"
-    echo "|---|---:|---:|---:|"
+    echo "| tool | mean req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this |"
+    echo "|---|---:|---:|---:|---:|"
     for tool in $tools; do
         us=$(us_per_request "$tool")
         mean_rps=$(awk -v r="${rps_total[$tool]}" -v n="$rounds" 'BEGIN { printf "%.0f", r / n }')
         ratio=$(awk -v a="$lg_us" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
-        echo "| $tool | $mean_rps | $us | $ratio |"
+        user_us=$(awk -v c="${user_total[$tool]}" -v d="${done_total[$tool]}" 'BEGIN { printf "%.2f", c * 1e6 / d }')
+        echo "| $tool | $mean_rps | $us | $user_us | $ratio |"
     done
 } | tee -a "$results"
 

@@ -9,7 +9,8 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 /// The end of a head; built once, as building a searcher costs more than most searches.
-static HEAD_END: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
+static HEAD_END: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
 
 /// A response head larger than this is refused (ab's limit is 8 KiB; real servers send less
 /// than 1 KiB).

@@ -106,3 +106,57 @@ fn reports_have_abs_lines_in_abs_order() {
         );
     }
 }
+
+#[test]
+fn http10_sends_abs_bytes() {
+    let post = concat!(env!("CARGO_MANIFEST_DIR"), "/../post_files/echovoid.xml");
+    let args = [
+        "-k",
+        "-n",
+        "1",
+        "-C",
+        "a=1",
+        "-A",
+        "user:pw",
+        "-H",
+        "SOAPAction: x",
+        "-p",
+        post,
+        "-T",
+        "text/xml",
+    ];
+    let request = |tool: &dyn Fn(&[&str]) -> std::process::Output| {
+        let server = TestServer::start(Behaviour::Status(200));
+        let url = server.url();
+        let mut with_url = args.to_vec();
+        with_url.push(&url);
+        assert!(tool(&with_url).status.success());
+        server
+            .first_request
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("a request")
+    };
+    let ab = request(&|args| Command::new("ab").args(args).output().unwrap());
+    let ours = request(&|args| {
+        let mut with_flag = vec!["--http1.0"];
+        with_flag.extend_from_slice(args);
+        loadgen(&with_flag)
+    });
+    // The ports differ, so the Host lines do.
+    let normalise = |bytes: Vec<u8>| {
+        let text = String::from_utf8(bytes).unwrap();
+        text.lines()
+            .map(|line| {
+                if line.starts_with("Host: ") {
+                    "Host: 127.0.0.1:PORT\r"
+                } else {
+                    line
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(normalise(ours), normalise(ab));
+}

@@ -135,6 +135,20 @@ fn runs_against_test_servers() {
             ..case("ab's own request bytes", FAST, "--http1.0 -k -n 10")
         },
         Case {
+            // Every reuse finds the connection closed: retried on a new one, not a failure.
+            lines: &["Complete requests:      30", "Failed requests:        0"],
+            server_requests: Some(30),
+            ..case(
+                "keep-alive connections the server closes",
+                Behaviour::CloseAfterEach,
+                "-k -c 3 -n 30",
+            )
+        },
+        Case {
+            lines: &["LOG: header received:", "LOG: Response code = 200", "---"],
+            ..case("-v 3", FAST, "-v 3 -n 2")
+        },
+        Case {
             lines: &[
                 "Failed requests:        5",
                 "   (Connect: 0, Receive: 0, Length: 5, Exceptions: 0)",
@@ -443,12 +457,21 @@ fn ctrl_c_prints_the_partial_report() {
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
     assert!(line.starts_with("Completed "), "{line}");
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
-    let complete: u64 = field(&stdout, "Complete requests").unwrap().parse().unwrap();
+    let complete: u64 = field(&stdout, "Complete requests")
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(complete >= 150_000, "{stdout}");
-    assert!(stdout.contains("Percentage of the requests served"), "{stdout}");
+    assert!(
+        stdout.contains("Percentage of the requests served"),
+        "{stdout}"
+    );
 }

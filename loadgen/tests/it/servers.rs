@@ -2,8 +2,8 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the server does with each request.
@@ -21,6 +21,8 @@ pub(crate) enum Behaviour {
     CloseMidResponse,
     /// Reads requests and never answers.
     Stall,
+    /// [`BODY`], promising keep-alive, then closes without a word.
+    CloseAfterEach,
 }
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
@@ -29,6 +31,8 @@ pub(crate) struct TestServer {
     pub(crate) port: u16,
     /// Requests read so far.
     pub(crate) requests: Arc<AtomicU64>,
+    /// The bytes of the first request, head and body.
+    pub(crate) first_request: Arc<Mutex<Option<Vec<u8>>>>,
 }
 
 impl TestServer {
@@ -36,15 +40,20 @@ impl TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
         let requests = Arc::new(AtomicU64::new(0));
-        let counter = Arc::clone(&requests);
+        let first_request = Arc::new(Mutex::new(None));
+        let (counter, first) = (Arc::clone(&requests), Arc::clone(&first_request));
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let counter = Arc::clone(&counter);
-                std::thread::spawn(move || serve(stream, behaviour, &counter));
+                let (counter, first) = (Arc::clone(&counter), Arc::clone(&first));
+                std::thread::spawn(move || serve(stream, behaviour, &counter, &first));
             }
         });
-        TestServer { port, requests }
+        TestServer {
+            port,
+            requests,
+            first_request,
+        }
     }
 
     pub(crate) fn url(&self) -> String {
@@ -62,7 +71,12 @@ pub(crate) fn refused_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-fn serve(mut stream: TcpStream, behaviour: Behaviour, counter: &AtomicU64) {
+fn serve(
+    mut stream: TcpStream,
+    behaviour: Behaviour,
+    counter: &AtomicU64,
+    first: &Mutex<Option<Vec<u8>>>,
+) {
     let _ = stream.set_nodelay(true);
     let mut pending = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
@@ -89,6 +103,10 @@ fn serve(mut stream: TcpStream, behaviour: Behaviour, counter: &AtomicU64) {
                 Ok(n) => pending.extend_from_slice(&buffer[..n]),
             }
         }
+        first
+            .lock()
+            .unwrap()
+            .get_or_insert_with(|| pending[..head_end + body_len].to_vec());
         pending.drain(..head_end + body_len);
         let n = counter.fetch_add(1, Ordering::SeqCst);
         let http10 = head
@@ -111,6 +129,10 @@ fn serve(mut stream: TcpStream, behaviour: Behaviour, counter: &AtomicU64) {
                 response(200, connection, body)
             }
             Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::CloseAfterEach => {
+                let _ = stream.write_all(&response(200, connection, BODY));
+                return;
+            }
             Behaviour::Chunked => format!(
                 "HTTP/1.1 200 OK\r\nServer: test-server/1.0 (chunked)\r\nTransfer-Encoding: chunked\r\nConnection: {connection}\r\n\r\n\
                  5\r\nhello\r\n1;ext=1\r\n \r\n6\r\nworld\n\r\n0\r\nX-Trailer: yes\r\n\r\n"
