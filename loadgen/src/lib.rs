@@ -68,6 +68,15 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     };
     let request = request::build(settings, body.as_deref());
     let concurrency = settings.concurrency as usize;
+    // A socket a connection, and a few files besides: raise the soft limit as far as needed
+    // (the default 1024 would fail -c 2000 with "Too many open files").
+    let files_needed = concurrency as u64 + 64;
+    match rlimit::increase_nofile_limit(files_needed) {
+        Ok(limit) if limit < files_needed => eprintln!(
+            "loadgen: -c {concurrency} needs about {files_needed} open files, but the limit is {limit} (ulimit -n)"
+        ),
+        _ => {}
+    }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = settings.n_threads.unwrap_or(cores).min(concurrency).max(1);
     let time_limit = match (settings.time_limit, settings.duration) {
