@@ -44,14 +44,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-cat >"$work/post.lua" <<'LUA'
-local f = assert(io.open(os.getenv("POST_FILE"), "rb"))
-wrk.method = "POST"
-wrk.body = f:read("*a")
-f:close()
-wrk.headers["Content-Type"] = "text/xml"
-wrk.headers["SOAPAction"] = os.getenv("SOAP_ACTION")
-LUA
+write_wrk_post_script "$work/post.lua"
 
 port=$(free_port)
 taskset -c 0 "$ceiling_target/release/ceiling" "$port" "$ceiling_src/responses" >/dev/null 2>&1 &
@@ -83,15 +76,15 @@ for round in $(seq "$rounds"); do
         case $tool in
             loadgen)
                 read -r done user sys < <(timed "awk '/^Complete requests:/ { print \$3 }' $work/out" \
-                    "$loadgen" --threads 1 -q -k -c30 -n"$requests" -p "$post" -T text/xml \
-                    -H "SOAPAction: $action" "$url")
+                    "$loadgen" --threads 1 -q -k -c30 -n"$requests" -p "$post" -T "text/xml; charset=utf-8" \
+                    -H "SOAPAction: \"$action\"" "$url")
                 lg_seconds=$(awk '/^Time taken for tests:/ { printf "%d", $5 + 0.5 }' "$work/out")
                 [ "$lg_seconds" -ge 1 ] || lg_seconds=1
                 rps=$(awk '/^Requests per second:/ { print $4 }' "$work/out")
                 ;;
             ab)
                 read -r done user sys < <(timed "awk '/^Complete requests:/ { print \$3 }' $work/out" \
-                    ab -q -k -c30 -n"$requests" -p "$post" -T text/xml -H "SOAPAction: $action" "$url")
+                    ab -q -k -c30 -n"$requests" -p "$post" -T "text/xml; charset=utf-8" -H "SOAPAction: \"$action\"" "$url")
                 rps=$(awk '/^Requests per second:/ { print $4 }' "$work/out")
                 ;;
             wrk)
@@ -103,7 +96,7 @@ for round in $(seq "$rounds"); do
             oha)
                 read -r done user sys < <(timed "python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))[\"statusCodeDistribution\"].values()))' $work/out" \
                     oha --no-tui --output-format json -n "$requests" -c 30 -m POST -D "$post" \
-                    -T text/xml -H "SOAPAction: $action" "$url")
+                    -T "text/xml; charset=utf-8" -H "SOAPAction: \"$action\"" "$url")
                 rps=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["summary"]["requestsPerSec"], 2))' "$work/out")
                 ;;
         esac
@@ -137,7 +130,7 @@ mkdir -p "$(dirname "$results")"
 } | tee -a "$results"
 
 # Memory: a million requests on 100 keep-alive connections.
-/usr/bin/time -f '%M' -o "$work/rss" "$loadgen" -q -k -c100 -n1000000 -p "$post" -T text/xml \
-    -H "SOAPAction: $action" "$url" >/dev/null
+/usr/bin/time -f '%M' -o "$work/rss" "$loadgen" -q -k -c100 -n1000000 -p "$post" -T "text/xml; charset=utf-8" \
+    -H "SOAPAction: \"$action\"" "$url" >/dev/null
 echo | tee -a "$results"
 echo "loadgen -n 1000000 -c 100 -k: peak resident memory $(( $(cat "$work/rss") / 1024 )) MB" | tee -a "$results"

@@ -3,14 +3,21 @@
 # responses and does no XML work), in one run on pinned cores, for every post file.
 #
 # Usage: scripts/bench-server.sh [DURATION_SECONDS] [RESULTS_FILE]
-#   DURATION_SECONDS  per server and post file, default 10
+#   DURATION_SECONDS  per server, post file and round, default 5
+#   ROUNDS            (environment) rounds per post file, default 3
+#
+# Each round measures the ceiling and then each wstest-server build back to back, and the
+# ratio of that round is taken; the table shows the median over the rounds, so that a burst of
+# noise on a shared machine spoils one round rather than the figure.
 #   RESULTS_FILE      where the Markdown table is appended, default scripts/results/bench-server.md
 #
 # Then it opens 1,000 keep-alive connections to wstest-server, sends a GetOrder on each, keeps
 # them open, and records the server's resident memory (VmRSS).
 #
 # Each server runs alone on core 0 (taskset -c 0); wrk -t1 -c30 runs on core 1 (taskset -c 1).
-# The ratio column is wstest-server's requests/second divided by the ceiling's.
+# The ratio column is wstest-server's requests/second divided by the ceiling's. Two builds of
+# wstest-server are measured: the plain `cargo build --release`, and the profile-guided one of
+# scripts/pgo-build.sh (NO_PGO=1 leaves it out).
 # Needs: wrk (Debian package wrk), taskset, and ../shared/tools/ceiling beside the repo.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +27,8 @@ root=$(cd "$here/.." && pwd)
 require wrk "Debian package wrk"
 require taskset "util-linux"
 
-duration=${1:-10}
+duration=${1:-5}
+rounds=${ROUNDS:-3}
 results=${2:-$here/results/bench-server.md}
 ceiling_src=${CEILING_DIR:-$root/../shared/tools/ceiling}
 ceiling_target=${CEILING_TARGET:-/tmp/ceiling}
@@ -30,6 +38,10 @@ post_files="$root/post_files"
 cargo build --release -q -p server --manifest-path "$root/Cargo.toml"
 cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$ceiling_target"
 server_bin="$root/target/release/wstest-server"
+pgo_bin=""
+if [ -z "${NO_PGO:-}" ]; then
+    pgo_bin=$("$here/pgo-build.sh" 2>/dev/null | tail -1)
+fi
 ceiling_bin="$ceiling_target/release/ceiling"
 
 lua=$(mktemp --suffix .lua)
@@ -39,14 +51,7 @@ cleanup() {
     rm -f "$lua"
 }
 trap cleanup EXIT
-cat >"$lua" <<'LUA'
-local f = assert(io.open(os.getenv("POST_FILE"), "rb"))
-wrk.method = "POST"
-wrk.body = f:read("*a")
-f:close()
-wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
-wrk.headers["SOAPAction"] = '"' .. os.getenv("SOAP_ACTION") .. '"'
-LUA
+write_wrk_post_script "$lua"
 
 # Runs wrk against the server started by "$@" for post file $name; prints requests/second.
 measure() {
@@ -55,6 +60,7 @@ measure() {
     case "$1" in
         ceiling) taskset -c 0 "$ceiling_bin" "$port" "$ceiling_src/responses" >/dev/null 2>&1 & ;;
         server) taskset -c 0 "$server_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 & ;;
+        pgo) taskset -c 0 "$pgo_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 & ;;
     esac
     pid=$!
     wait_for_port "$port"
@@ -69,19 +75,43 @@ measure() {
 mkdir -p "$(dirname "$results")"
 {
     echo
-    echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r)), ${duration}s per cell"
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r)), ${duration}s per cell, median of $rounds rounds"
     echo
-    echo "Command: \`scripts/bench-server.sh $duration\` (servers on core 0, wrk -t1 -c30 on core 1), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "Command: \`ROUNDS=$rounds scripts/bench-server.sh $duration\` (servers on core 0, wrk -t1 -c30 on core 1), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo
-    echo "| post file | ceiling req/s | wstest-server req/s | ratio |"
-    echo "|---|---:|---:|---:|"
+    echo "| post file | ceiling req/s | wstest-server req/s | ratio | PGO build req/s | PGO ratio | ratios per round (plain / PGO) |"
+    echo "|---|---:|---:|---:|---:|---:|---|"
 } | tee -a "$results"
+# The median of the numbers given.
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+ratio() { awk -v s="$1" -v c="$2" 'BEGIN { printf "%.2f", s / c }'; }
+
 for name in $(manifest_names "$post_files/manifest.toml"); do
     action=$(manifest_action "$post_files/manifest.toml" "$name")
-    ceiling_rps=$(measure ceiling)
-    server_rps=$(measure server)
-    ratio=$(awk -v s="$server_rps" -v c="$ceiling_rps" 'BEGIN { printf "%.2f", s / c }')
-    echo "| $name | $ceiling_rps | $server_rps | $ratio |" | tee -a "$results"
+    ceilings=() servers=() pgos=() ratios=() pgo_ratios=() per_round=()
+    for _ in $(seq "$rounds"); do
+        ceiling_rps=$(measure ceiling)
+        server_rps=$(measure server)
+        ceilings+=("$ceiling_rps") servers+=("$server_rps")
+        ratios+=("$(ratio "$server_rps" "$ceiling_rps")")
+        if [ -n "$pgo_bin" ]; then
+            pgo_rps=$(measure pgo)
+            pgos+=("$pgo_rps")
+            pgo_ratios+=("$(ratio "$pgo_rps" "$ceiling_rps")")
+            per_round+=("${ratios[-1]} / ${pgo_ratios[-1]}")
+        else
+            per_round+=("${ratios[-1]}")
+        fi
+    done
+    pgo_rps=- pgo_ratio=-
+    if [ -n "$pgo_bin" ]; then
+        pgo_rps=$(median "${pgos[@]}")
+        pgo_ratio=$(median "${pgo_ratios[@]}")
+    fi
+    rounds_text=$(printf '%s, ' "${per_round[@]}")
+    echo "| $name | $(median "${ceilings[@]}") | $(median "${servers[@]}") | $(median "${ratios[@]}") | $pgo_rps | $pgo_ratio | ${rounds_text%, } |" | tee -a "$results"
 done
 
 # Memory under 1,000 open keep-alive connections, each of which has been served once.

@@ -37,3 +37,16 @@ manifest_action() {
 manifest_names() {
     awk '/^name = / { gsub(/"/, "", $3); print $3 }' "$1"
 }
+
+# Writes to $1 a wrk script that POSTs the file $POST_FILE with the SOAPAction $SOAP_ACTION
+# (both read from the environment when wrk starts).
+write_wrk_post_script() {
+    cat >"$1" <<'LUA'
+local f = assert(io.open(os.getenv("POST_FILE"), "rb"))
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
+wrk.headers["SOAPAction"] = '"' .. os.getenv("SOAP_ACTION") .. '"'
+LUA
+}

@@ -70,6 +70,17 @@ pub fn benchmarking_line(info: &RunInfo, progress_lines: bool) -> String {
     format!("Benchmarking {} {through}(be patient){tail}", info.hostname)
 }
 
+/// ab's transfer rates, in KiB/s: received, sent, total.
+fn transfer_rates(results: &Results) -> (f64, f64, f64) {
+    let c = &results.counters;
+    let per_second = |bytes: u64| bytes as f64 / 1024.0 / results.time_taken;
+    (
+        per_second(c.bytes_received),
+        per_second(c.bytes_sent),
+        per_second(c.bytes_received + c.bytes_sent),
+    )
+}
+
 /// ab's results block, from the two blank lines to the percentile table.
 pub fn ab_text(
     info: &RunInfo,
@@ -135,22 +146,14 @@ pub fn ab_text(
             "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
             t * 1000.0 / done
         );
+        let (received, sent, total) = transfer_rates(results);
         let _ = writeln!(
             w,
-            "Transfer rate:          {:.2} [Kbytes/sec] received",
-            c.bytes_received as f64 / 1024.0 / t
+            "Transfer rate:          {received:.2} [Kbytes/sec] received"
         );
         if info.send_body {
-            let _ = writeln!(
-                w,
-                "                        {:.2} kb/s sent",
-                c.bytes_sent as f64 / 1024.0 / t
-            );
-            let _ = writeln!(
-                w,
-                "                        {:.2} kb/s total",
-                (c.bytes_received + c.bytes_sent) as f64 / 1024.0 / t
-            );
+            let _ = writeln!(w, "                        {sent:.2} kb/s sent");
+            let _ = writeln!(w, "                        {total:.2} kb/s total");
         }
     }
     let Some(table) = table else {
@@ -301,21 +304,16 @@ pub fn ab_html(
             "Requests per second",
             format!("{:.2}", c.complete as f64 / t),
         );
-        row(
-            w,
-            "Transfer rate",
-            format!("{:.2} kb/s received", c.bytes_received as f64 / 1024.0 / t),
-        );
+        let (received, sent, total) = transfer_rates(results);
+        row(w, "Transfer rate", format!("{received:.2} kb/s received"));
         if info.send_body {
             let _ = writeln!(
                 w,
-                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{:.2} kb/s sent</td></tr>",
-                c.bytes_sent as f64 / 1024.0 / t
+                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{sent:.2} kb/s sent</td></tr>"
             );
             let _ = writeln!(
                 w,
-                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{:.2} kb/s total</td></tr>",
-                (c.bytes_received + c.bytes_sent) as f64 / 1024.0 / t
+                "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{total:.2} kb/s total</td></tr>"
             );
         }
     }
