@@ -5,6 +5,7 @@
 # Usage: scripts/bench-server.sh [DURATION_SECONDS] [RESULTS_FILE]
 #   DURATION_SECONDS  per server, post file and round, default 5
 #   ROUNDS            (environment) rounds per post file, default 3
+#   ONLY              (environment) the post files to measure, e.g. "echostruct20.xml getorder20.xml"
 #
 # Each round measures the ceiling and then each wstest-server build back to back, and the
 # ratio of that round is taken; the table shows the median over the rounds, so that a burst of
@@ -88,7 +89,7 @@ median() {
 }
 ratio() { awk -v s="$1" -v c="$2" 'BEGIN { printf "%.2f", s / c }'; }
 
-for name in $(manifest_names "$post_files/manifest.toml"); do
+for name in ${ONLY:-$(manifest_names "$post_files/manifest.toml")}; do
     action=$(manifest_action "$post_files/manifest.toml" "$name")
     ceilings=() servers=() pgos=() ratios=() pgo_ratios=() per_round=()
     for _ in $(seq "$rounds"); do

@@ -475,3 +475,23 @@ fn ctrl_c_prints_the_partial_report() {
         "{stdout}"
     );
 }
+
+#[test]
+fn merge_refuses_what_it_cannot_read() {
+    let not_json = temp("not.json");
+    std::fs::write(&not_json, "Requests per second: 5").unwrap();
+    let other_format = temp("other.json");
+    std::fs::write(&other_format, r#"{"format": 99}"#).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["merge"], "usage: loadgen merge FILE.json"),
+        (&["merge", "/nonexistent/run.json"], "cannot read /nonexistent/run.json"),
+        (&["merge", not_json.to_str().unwrap()], "not a loadgen JSON file"),
+        (&["merge", other_format.to_str().unwrap()], "not a loadgen JSON file"),
+    ];
+    for (args, message) in cases {
+        let output = loadgen(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
