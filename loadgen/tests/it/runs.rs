@@ -135,6 +135,20 @@ fn runs_against_test_servers() {
             ..case("ab's own request bytes", FAST, "--http1.0 -k -n 10")
         },
         Case {
+            lines: &["Complete requests:      5", "Failed requests:        0"],
+            server_requests: Some(5),
+            ..case("HTTP/1.0 without keep-alive", FAST, "--http1.0 -n 5")
+        },
+        Case {
+            lines: &[
+                "Complete requests:      5",
+                "Failed requests:        0",
+                "Document Length:        0 bytes",
+                "Keep-Alive requests:    5",
+            ],
+            ..case("HEAD", FAST, "-i -k -n 5")
+        },
+        Case {
             // Every reuse finds the connection closed: retried on a new one, not a failure.
             lines: &["Complete requests:      30", "Failed requests:        0"],
             server_requests: Some(30),
@@ -484,9 +498,18 @@ fn merge_refuses_what_it_cannot_read() {
     std::fs::write(&other_format, r#"{"format": 99}"#).unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["merge"], "usage: loadgen merge FILE.json"),
-        (&["merge", "/nonexistent/run.json"], "cannot read /nonexistent/run.json"),
-        (&["merge", not_json.to_str().unwrap()], "not a loadgen JSON file"),
-        (&["merge", other_format.to_str().unwrap()], "not a loadgen JSON file"),
+        (
+            &["merge", "/nonexistent/run.json"],
+            "cannot read /nonexistent/run.json",
+        ),
+        (
+            &["merge", not_json.to_str().unwrap()],
+            "not a loadgen JSON file",
+        ),
+        (
+            &["merge", other_format.to_str().unwrap()],
+            "not a loadgen JSON file",
+        ),
     ];
     for (args, message) in cases {
         let output = loadgen(args);

@@ -152,6 +152,12 @@ fn serve(
                 return;
             }
         };
+        // A response to HEAD has a head only.
+        let response = match head.starts_with("head ") {
+            true => response[..find(&response, b"\r\n\r\n").map_or(response.len(), |end| end + 4)]
+                .to_vec(),
+            false => response,
+        };
         if stream.write_all(&response).is_err() || !keep_alive {
             return;
         }
