@@ -14,8 +14,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use std::os::fd::{AsFd, AsRawFd};
+
 use mio::net::TcpStream;
+use mio::unix::SourceFd;
 use mio::{Events, Interest, Poll, Token};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::http::{BodyChecks, Feed, ResponseParser};
@@ -30,6 +35,8 @@ const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
 const MAX_CONNECT_FAILURES: u64 = 10;
 /// Linux's EINPROGRESS: a non-blocking connect under way.
 const EINPROGRESS: i32 = 115;
+/// The token of the `--rate` timer; connections use their index.
+const TIMER: Token = Token(usize::MAX);
 
 /// What every thread needs to know, fixed for the run.
 #[derive(Debug)]
@@ -220,6 +227,11 @@ pub struct Worker {
     next_send: Instant,
     /// Connections with nothing to do, waiting for the schedule (`--rate`).
     idle: Vec<usize>,
+    /// `--rate`: wakes the loop at the next send time to the microsecond (epoll's own timeout
+    /// counts whole milliseconds, which would add up to a millisecond to every corrected
+    /// latency), and the send time it is set for.
+    timer: Option<TimerFd>,
+    timer_set_for: Option<Instant>,
     in_flight: usize,
     /// No more requests will start.
     draining: bool,
@@ -254,9 +266,26 @@ impl Worker {
             None => now,
         };
         let sample_cap = plan.sample_cap / plan.n_threads;
+        let poll = Poll::new()?;
+        let timer = match plan.rate {
+            Some(_) => {
+                let timer = TimerFd::new(
+                    ClockId::CLOCK_MONOTONIC,
+                    TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+                )
+                .map_err(io::Error::from)?;
+                let fd = timer.as_fd().as_raw_fd();
+                poll.registry()
+                    .register(&mut SourceFd(&fd), TIMER, Interest::READABLE)?;
+                Some(timer)
+            }
+            None => None,
+        };
         Ok(Worker {
             index,
-            poll: Poll::new()?,
+            poll,
+            timer,
+            timer_set_for: None,
             connections: (0..n_connections).map(|_| Connection::new(now)).collect(),
             buffer: vec![0; READ_BUFFER],
             stats: ThreadStats::new(sample_cap),
@@ -286,6 +315,7 @@ impl Worker {
         if self.plan.rate.is_some() {
             self.idle = (0..self.connections.len()).rev().collect();
             self.dispatch_scheduled(now);
+            self.set_timer(now);
         } else {
             // Every connection opens at once (ab opens one and waits for its answer).
             for index in 0..self.connections.len() {
@@ -325,6 +355,14 @@ impl Worker {
                 self.last_event = now;
             }
             for event in events.iter() {
+                if event.token() == TIMER {
+                    if let Some(timer) = &self.timer {
+                        // Clears the expiry; EAGAIN when there was none is fine.
+                        let _ = timer.wait();
+                    }
+                    self.timer_set_for = None;
+                    continue;
+                }
                 let index = event.token().0;
                 let readiness = Readiness {
                     readable: event.is_readable() || event.is_read_closed(),
@@ -347,6 +385,7 @@ impl Worker {
             }
             if self.plan.rate.is_some() {
                 self.dispatch_scheduled(now);
+                self.set_timer(now);
             }
             if let Some(scan) = self.next_timeout_scan
                 && now >= scan
@@ -366,7 +405,11 @@ impl Worker {
         if let Some(end) = self.measure_end {
             wake = wake.min(end);
         }
-        if self.rate_interval.is_some() && !self.idle.is_empty() && !self.draining {
+        if self.timer.is_none()
+            && self.rate_interval.is_some()
+            && !self.idle.is_empty()
+            && !self.draining
+        {
             wake = wake.min(self.next_send);
         }
         if self.in_flight > 0 {
@@ -453,6 +496,27 @@ impl Worker {
             }
             self.start_request(index, counted, intended, now);
         }
+    }
+
+    /// `--rate`: sets the timer for the next send when a connection is free to make it.
+    fn set_timer(&mut self, now: Instant) {
+        let Some(timer) = &self.timer else {
+            return;
+        };
+        if self.idle.is_empty() || self.draining || self.timer_set_for == Some(self.next_send) {
+            return;
+        }
+        // A zero time would disarm the timer: at least a nanosecond.
+        let wait = self
+            .next_send
+            .saturating_duration_since(now)
+            .max(Duration::from_nanos(1));
+        let result = timer.set(
+            Expiration::OneShot(TimeSpec::from_duration(wait)),
+            TimerSetTimeFlags::empty(),
+        );
+        // Should the timer fail, epoll's millisecond timeout still paces the run.
+        self.timer_set_for = result.is_ok().then_some(self.next_send);
     }
 
     /// A connection finished its request: the next one goes now (closed loop) or waits for
