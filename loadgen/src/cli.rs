@@ -236,6 +236,14 @@ pub fn parse(args: &[String]) -> Result<Settings, UsageError> {
 }
 
 impl Settings {
+    /// How long the measured phase may last: `-t` or `--duration`, the shorter if both.
+    pub fn time_limit(&self) -> Option<Duration> {
+        match (self.time_limit, self.duration) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
     fn default_for(target: Target) -> Settings {
         Settings {
             target,

@@ -25,6 +25,7 @@ pub struct JsonReport {
     pub started_unix: f64,
     pub machine: Machine,
     pub run: RunInfo,
+    pub settings: RunSettings,
     pub summary: Summary,
     pub counters: Counters,
     /// ab's table in ms, as printed.
@@ -38,6 +39,43 @@ pub struct JsonReport {
     pub status_codes: BTreeMap<u16, u64>,
     pub seconds: Vec<Second>,
     pub histograms: EncodedHistograms,
+}
+
+/// The settings of the run that the report's lines do not show.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunSettings {
+    pub n_requests: Option<u64>,
+    pub time_limit_s: Option<f64>,
+    pub warmup_s: Option<f64>,
+    pub request_timeout_s: Option<f64>,
+    pub stall_timeout_s: f64,
+    pub http10: bool,
+    pub body_file: Option<String>,
+    pub content_type: String,
+    pub headers: Vec<String>,
+    pub expect_status: Option<u16>,
+    pub expect_body: Option<String>,
+    pub reject_body: Option<String>,
+}
+
+impl RunSettings {
+    pub fn of(settings: &crate::cli::Settings) -> RunSettings {
+        let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64());
+        RunSettings {
+            n_requests: settings.n_requests,
+            time_limit_s: seconds(settings.time_limit()),
+            warmup_s: seconds(settings.warmup),
+            request_timeout_s: seconds(settings.request_timeout),
+            stall_timeout_s: settings.stall_timeout.as_secs_f64(),
+            http10: settings.http10,
+            body_file: settings.body_file.as_ref().map(|file| file.path.clone()),
+            content_type: settings.content_type.clone(),
+            headers: settings.headers.clone(),
+            expect_status: settings.expect_status,
+            expect_body: settings.expect_body.clone(),
+            reject_body: settings.reject_body.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -115,6 +153,7 @@ pub enum ReadError {
 
 pub struct Context<'a> {
     pub command_line: &'a [String],
+    pub settings: RunSettings,
     pub started_unix: f64,
     pub info: &'a RunInfo,
 }
@@ -162,6 +201,7 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         started_unix: context.started_unix,
         machine: Machine::this(),
         run: context.info.clone(),
+        settings: context.settings.clone(),
         summary: Summary {
             server_software: results.server_software.clone(),
             document_length: results.document_length,

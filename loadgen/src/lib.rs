@@ -79,10 +79,6 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     }
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = settings.n_threads.unwrap_or(cores).min(concurrency).max(1);
-    let time_limit = match (settings.time_limit, settings.duration) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
     let plan = Arc::new(Plan {
         request,
         addr,
@@ -90,7 +86,7 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         socket_buffer: settings.socket_buffer_size,
         keep_alive: settings.keep_alive,
         n_requests: settings.n_requests,
-        time_limit,
+        time_limit: settings.time_limit(),
         warmup: settings.warmup.unwrap_or_default(),
         rate: settings.rate,
         request_timeout: settings.request_timeout,
@@ -265,6 +261,7 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     if let Some(path) = &settings.json_file {
         let context = json::Context {
             command_line,
+            settings: json::RunSettings::of(settings),
             started_unix: measure_start_unix.as_secs_f64(),
             info: &info,
         };

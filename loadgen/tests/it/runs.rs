@@ -396,6 +396,9 @@ fn files_csv_gnuplot_json_and_merge() {
     assert_eq!(json["summary"]["document_length"], BODY.len());
     assert_eq!(json["status_codes"]["200"], 50);
     assert!(json["latency_us"]["p99"].as_u64().is_some());
+    assert_eq!(json["settings"]["n_requests"], 50);
+    assert_eq!(json["settings"]["content_type"], "text/plain");
+    assert_eq!(json["run"]["concurrency"], 2);
     let per_second: u64 = json["seconds"]
         .as_array()
         .unwrap()
