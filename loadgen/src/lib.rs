@@ -164,59 +164,10 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     let started = Instant::now();
     let started_wall = SystemTime::now();
     let shared = Arc::new(Shared::new(&plan, started));
-    let mut handles = Vec::with_capacity(n_threads);
-    for index in 0..n_threads {
-        // Connections split evenly; the first threads take the remainder.
-        let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
-        let worker = Worker::new(index, n_connections, Arc::clone(&plan), Arc::clone(&shared))
-            .context("cannot create an event loop")?;
-        let handle = std::thread::Builder::new()
-            .name(format!("loadgen-{index}"))
-            .spawn(move || worker.run())
-            .context("cannot start a thread")?;
-        handles.push(handle);
-    }
-
-    let mut progress = Progress::new(heartbeat, started + plan.warmup);
-    while !handles.iter().all(|handle| handle.is_finished()) {
-        std::thread::sleep(PROGRESS_TICK);
-        if interrupted.load(Ordering::Relaxed) {
-            shared.stop.store(true, Ordering::Relaxed);
-        }
-        progress.update(&shared);
-    }
-    let mut threads = Vec::with_capacity(n_threads);
-    for handle in handles {
-        match handle.join() {
-            Ok(stats) => threads.push(stats),
-            Err(_) => bail!("a load thread panicked"),
-        }
-    }
-    progress.update(&shared);
-    progress.finish(&shared, display.html);
-
-    let mut results = Results::merge(threads);
-    if let Some(server) = shared
-        .server_software
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .as_deref()
-    {
-        // ab shows the value up to its first space or control character.
-        let text = String::from_utf8_lossy(server);
-        results.server_software = text
-            .split(|c: char| c <= ' ')
-            .next()
-            .unwrap_or("")
-            .to_owned();
-    }
-    let document_length = shared.document_length.load(Ordering::Relaxed);
-    results.document_length = if document_length == u64::MAX {
-        0
-    } else {
-        document_length
-    };
+    let threads = run_threads(&plan, &shared, heartbeat, &interrupted)?;
     let interrupted = interrupted.load(Ordering::Relaxed);
+    let mut results = Results::merge(threads);
+    first_response(&shared, &mut results);
     if interrupted && results.time_taken == 0.0 {
         results.time_taken = started.elapsed().as_secs_f64();
     }
@@ -244,36 +195,127 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     print!("{out}");
     std::io::stdout().flush()?;
 
-    let measure_start_unix = started_wall
+    let measure_start = started_wall
         .checked_add(plan.warmup)
-        .unwrap_or(started_wall)
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    if let Some(path) = &settings.csv_file
-        && let Some(table) = &table
-    {
-        std::fs::write(path, report::csv(table)).with_context(|| format!("cannot write {path}"))?;
-    }
-    if let Some(path) = &settings.gnuplot_file {
-        let text = report::gnuplot(&results.samples, measure_start_unix.as_secs());
-        std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
-    }
-    if let Some(path) = &settings.json_file {
-        let context = json::Context {
-            command_line,
-            settings: json::RunSettings::of(settings),
-            started_unix: measure_start_unix.as_secs_f64(),
-            info: &info,
-        };
-        let report = json::build(&context, &results, table.as_ref());
-        let text = serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
-        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
-    }
+        .unwrap_or(started_wall);
+    let files = Files {
+        settings,
+        command_line,
+        info: &info,
+        measure_start,
+    };
+    files.write(&results, table.as_ref())?;
     Ok(match abort {
         Some(abort) => abort.exit_code,
         None if interrupted => INTERRUPTED_EXIT_CODE,
         None => 0,
     })
+}
+
+/// Starts one worker a thread, shows progress until they end, and returns their statistics.
+fn run_threads(
+    plan: &Arc<Plan>,
+    shared: &Arc<Shared>,
+    heartbeat: Option<u64>,
+    interrupted: &AtomicBool,
+) -> anyhow::Result<Vec<stats::ThreadStats>> {
+    let (n_threads, concurrency) = (plan.n_threads, plan.concurrency);
+    let mut handles = Vec::with_capacity(n_threads);
+    for index in 0..n_threads {
+        // Connections split evenly; the first threads take the remainder.
+        let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
+        let worker = Worker::new(index, n_connections, Arc::clone(plan), Arc::clone(shared))
+            .context("cannot create an event loop")?;
+        let handle = std::thread::Builder::new()
+            .name(format!("loadgen-{index}"))
+            .spawn(move || worker.run())
+            .context("cannot start a thread")?;
+        handles.push(handle);
+    }
+    let mut progress = Progress::new(heartbeat, shared.started + plan.warmup);
+    while !handles.iter().all(|handle| handle.is_finished()) {
+        std::thread::sleep(PROGRESS_TICK);
+        if interrupted.load(Ordering::Relaxed) {
+            shared.stop.store(true, Ordering::Relaxed);
+        }
+        progress.update(shared);
+    }
+    let mut threads = Vec::with_capacity(n_threads);
+    for handle in handles {
+        match handle.join() {
+            Ok(stats) => threads.push(stats),
+            Err(_) => bail!("a load thread panicked"),
+        }
+    }
+    progress.update(shared);
+    progress.finish(shared);
+    Ok(threads)
+}
+
+/// The first response's `Server` header and body length, which the threads left in `shared`.
+fn first_response(shared: &Shared, results: &mut Results) {
+    if let Some(server) = shared
+        .server_software
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .as_deref()
+    {
+        // ab shows the value up to its first space or control character.
+        let text = String::from_utf8_lossy(server);
+        results.server_software = text
+            .split(|c: char| c <= ' ')
+            .next()
+            .unwrap_or("")
+            .to_owned();
+    }
+    let document_length = shared.document_length.load(Ordering::Relaxed);
+    results.document_length = if document_length == u64::MAX {
+        0
+    } else {
+        document_length
+    };
+}
+
+/// The files a run writes besides its report: `-e`, `-g`, `--json`.
+struct Files<'a> {
+    settings: &'a Settings,
+    command_line: &'a [String],
+    info: &'a RunInfo,
+    /// Wall-clock start of the measured phase.
+    measure_start: SystemTime,
+}
+
+impl Files<'_> {
+    fn write(&self, results: &Results, table: Option<&Table>) -> anyhow::Result<()> {
+        let settings = self.settings;
+        let start = self
+            .measure_start
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        if let Some(path) = &settings.csv_file
+            && let Some(table) = table
+        {
+            std::fs::write(path, report::csv(table))
+                .with_context(|| format!("cannot write {path}"))?;
+        }
+        if let Some(path) = &settings.gnuplot_file {
+            let text = report::gnuplot(&results.samples, start.as_secs());
+            std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
+        }
+        if let Some(path) = &settings.json_file {
+            let context = json::Context {
+                command_line: self.command_line,
+                settings: json::RunSettings::of(settings),
+                started_unix: start.as_secs_f64(),
+                info: self.info,
+            };
+            let report = json::build(&context, results, table);
+            let text =
+                serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
+            std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
+        }
+        Ok(())
+    }
 }
 
 /// ab's table: exact from every sample when they were all kept, else from the histograms.
@@ -395,7 +437,7 @@ impl Progress {
         let _ = stderr.flush();
     }
 
-    fn finish(&mut self, shared: &Shared, html: bool) {
+    fn finish(&mut self, shared: &Shared) {
         let done = shared.total_completed();
         let mut stderr = std::io::stderr().lock();
         if self.live {
@@ -405,7 +447,6 @@ impl Progress {
             let _ = writeln!(stderr, "Finished {done} requests");
         } else {
             drop(stderr);
-            let _ = html;
             println!("..done");
             let _ = std::io::stdout().flush();
         }
