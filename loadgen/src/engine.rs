@@ -813,7 +813,7 @@ impl Worker {
         let plan = &self.plan;
         let (variable_length, expect_status) = (plan.variable_length, plan.expect_status);
         let connection = &mut self.connections[index];
-        let response = connection.parser.response().clone();
+        let response = *connection.parser.response();
         let keep = plan.keep_alive && response.keep_alive;
         let counted = connection.counted;
         // ab's Document Length: the first response's body length.

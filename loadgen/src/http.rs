@@ -30,7 +30,7 @@ pub enum ParseError {
 }
 
 /// A complete response, as the statistics need it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
     /// Bytes of the final head, interim `1xx` heads included.
@@ -171,7 +171,10 @@ impl ResponseParser {
     /// The response of a close-delimited body ends when the server closes: the caller says so.
     /// Returns the response if the close was a valid end of it.
     pub fn finish_at_close(&mut self, checks: &BodyChecks) -> Option<Response> {
-        (self.state == State::UntilClose).then(|| self.complete(checks))
+        (self.state == State::UntilClose).then(|| {
+            self.complete(checks);
+            self.response
+        })
     }
 
     /// Takes the next bytes of the response.
@@ -421,11 +424,10 @@ impl ResponseParser {
         self.carry = seam;
     }
 
-    fn complete(&mut self, checks: &BodyChecks) -> Response {
+    fn complete(&mut self, checks: &BodyChecks) {
         if checks.expect.is_none() {
             self.response.expected_found = true;
         }
-        self.response.clone()
     }
 }
 

@@ -19,7 +19,7 @@ fn parse(
                 piece.len(),
                 "the test responses have no trailing bytes"
             );
-            return Ok(Some(parser.response().clone()));
+            return Ok(Some(*parser.response()));
         }
     }
     Ok(if close_at_end {
