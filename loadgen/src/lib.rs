@@ -299,6 +299,11 @@ impl Files<'_> {
                 .with_context(|| format!("cannot write {path}"))?;
         }
         if let Some(path) = &settings.gnuplot_file {
+            if (results.samples.len() as u64) < results.counters.complete {
+                eprintln!(
+                    "loadgen: -g {path}: the run outgrew the {MAX_SAMPLES} requests whose times are kept, so the file has no rows"
+                );
+            }
             let text = report::gnuplot(&results.samples, start.as_secs());
             std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
         }
