@@ -220,21 +220,36 @@ fn run_threads(
     interrupted: &AtomicBool,
 ) -> anyhow::Result<Vec<stats::ThreadStats>> {
     let (n_threads, concurrency) = (plan.n_threads, plan.concurrency);
+    // Each thread says once that it has ended, so that a short run ends at once rather than at
+    // the next progress tick.
+    let (ended_tx, ended_rx) = std::sync::mpsc::channel::<()>();
     let mut handles = Vec::with_capacity(n_threads);
     for index in 0..n_threads {
         // Connections split evenly; the first threads take the remainder.
         let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
         let worker = Worker::new(index, n_connections, Arc::clone(plan), Arc::clone(shared))
             .context("cannot create an event loop")?;
+        let ended = ended_tx.clone();
         let handle = std::thread::Builder::new()
             .name(format!("loadgen-{index}"))
-            .spawn(move || worker.run())
+            .spawn(move || {
+                let stats = worker.run();
+                let _ = ended.send(());
+                stats
+            })
             .context("cannot start a thread")?;
         handles.push(handle);
     }
+    drop(ended_tx);
     let mut progress = Progress::new(heartbeat, shared.started + plan.warmup);
-    while !handles.iter().all(|handle| handle.is_finished()) {
-        std::thread::sleep(PROGRESS_TICK);
+    let mut running = n_threads;
+    while running > 0 {
+        match ended_rx.recv_timeout(PROGRESS_TICK) {
+            Ok(()) => running -= 1,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            // A thread that panicked sends nothing; join below reports it.
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
         if interrupted.load(Ordering::Relaxed) {
             shared.stop.store(true, Ordering::Relaxed);
         }
