@@ -405,7 +405,8 @@ impl Worker {
         if let Some(end) = self.measure_end {
             wake = wake.min(end);
         }
-        if self.timer.is_none()
+        // The timer wakes the loop when it is set for the next send; else epoll's timeout does.
+        if self.timer_set_for != Some(self.next_send)
             && self.rate_interval.is_some()
             && !self.idle.is_empty()
             && !self.draining
