@@ -268,3 +268,69 @@ fn a_huge_head_is_refused() {
     }
     assert_eq!(result, Err(ParseError::HeadTooLarge));
 }
+
+/// A small deterministic generator, so that a failure names its seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[test]
+fn hostile_bytes_never_panic_and_never_overrun() {
+    let seeds: &[&[u8]] = &[
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n0\r\nT: 1\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 204 No\r\nConnection: keep-alive\r\n\r\n",
+        b"HTTP/1.0 200 OK\r\n\r\nuntil close",
+    ];
+    let alphabet = b"HTTP/1.0 2\r\n:;-0123456789abcdefxX Content-Length Transfer-Encoding chunked";
+    let checks = BodyChecks::new(Some("ll"), Some("\r\n"));
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for round in 0..100_000 {
+        let mut bytes = seeds[round % seeds.len()].to_vec();
+        for _ in 0..=rng.below(4) {
+            let at = rng.below(bytes.len() + 1);
+            match rng.below(3) {
+                0 if at < bytes.len() => bytes[at] = alphabet[rng.below(alphabet.len())],
+                1 => bytes.insert(at, alphabet[rng.below(alphabet.len())]),
+                _ if at < bytes.len() => {
+                    bytes.remove(at);
+                }
+                _ => {}
+            }
+        }
+        let mut parser = ResponseParser::new();
+        parser.start(rng.below(8) == 0, true);
+        let mut offset = 0;
+        while offset < bytes.len() {
+            let end = (offset + 1 + rng.below(16)).min(bytes.len());
+            match parser.feed(&bytes[offset..end], &checks) {
+                Ok(Feed::Complete { consumed }) => {
+                    assert!(
+                        consumed <= end - offset,
+                        "round {round}: consumed past the feed"
+                    );
+                    assert!(
+                        parser.response().body_len as usize <= bytes.len(),
+                        "round {round}: a body longer than the bytes fed"
+                    );
+                    break;
+                }
+                Ok(Feed::NeedMore) => offset = end,
+                Err(_) => break,
+            }
+        }
+        let _ = parser.finish_at_close(&checks);
+    }
+}
