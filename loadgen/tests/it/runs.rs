@@ -159,6 +159,20 @@ fn runs_against_test_servers() {
             )
         },
         Case {
+            lines: &[
+                "Failed requests:        3",
+                "   (Connect: 0, Receive: 0, Length: 0, Exceptions: 3)",
+            ],
+            ..case("not HTTP", Behaviour::Garbage, "-k -n 3")
+        },
+        Case {
+            lines: &[
+                "Failed requests:        2",
+                "   (Connect: 0, Receive: 0, Length: 0, Exceptions: 2)",
+            ],
+            ..case("a head that never ends", Behaviour::EndlessHead, "-k -n 2")
+        },
+        Case {
             lines: &["LOG: header received:", "LOG: Response code = 200", "---"],
             ..case("-v 3", FAST, "-v 3 -n 2")
         },

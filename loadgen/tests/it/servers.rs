@@ -23,6 +23,10 @@ pub(crate) enum Behaviour {
     Stall,
     /// [`BODY`], promising keep-alive, then closes without a word.
     CloseAfterEach,
+    /// Something that is not HTTP.
+    Garbage,
+    /// A head that never ends, 100 KiB of it.
+    EndlessHead,
 }
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
@@ -129,6 +133,12 @@ fn serve(
                 response(200, connection, body)
             }
             Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::Garbage => b"SSH-2.0-OpenSSH_9.2\r\n\r\n".to_vec(),
+            Behaviour::EndlessHead => {
+                let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();
+                head.extend(std::iter::repeat_n(b"X-Filler: yes\r\n".as_slice(), 7_000).flatten());
+                head
+            }
             Behaviour::CloseAfterEach => {
                 let _ = stream.write_all(&response(200, connection, BODY));
                 return;
