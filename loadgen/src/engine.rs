@@ -468,7 +468,7 @@ impl Worker {
     /// is no more work.
     fn next_request(&mut self, index: usize, now: Instant) -> bool {
         let Some(counted) = self.claim(now) else {
-            self.close(index);
+            self.drop_stream(index);
             return false;
         };
         self.start_request(index, counted, now, now);
@@ -962,10 +962,6 @@ impl Worker {
         }
         connection.phase = Phase::Idle;
         connection.deadline = None;
-    }
-
-    fn close(&mut self, index: usize) {
-        self.drop_stream(index);
     }
 
     /// `--timeout`: fails the requests that have run too long, and plans the next look.
