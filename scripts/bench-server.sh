@@ -41,7 +41,7 @@ cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir 
 server_bin="$root/target/release/wstest-server"
 pgo_bin=""
 if [ -z "${NO_PGO:-}" ]; then
-    pgo_bin=$("$here/pgo-build.sh" 2>/dev/null | tail -1)
+    pgo_bin=$("$here/pgo-build.sh" | tail -1)
 fi
 ceiling_bin="$ceiling_target/release/ceiling"
 
