@@ -852,7 +852,9 @@ impl Worker {
             }),
             total_us: micros(now - connection.start),
         };
-        let corrected_us = (now - connection.intended.min(connection.start)).as_micros() as u64;
+        let corrected_us = plan
+            .rate
+            .map(|_| (now - connection.intended.min(connection.start)).as_micros() as u64);
         let bytes_in = connection.bytes_in;
         if keep {
             connection.phase = Phase::Idle;

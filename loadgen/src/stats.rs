@@ -153,8 +153,8 @@ impl ThreadStats {
     }
 
     /// Records a complete response's times; `corrected_us` is the latency from the scheduled
-    /// send time (`--rate`), else the same as the total.
-    pub fn record(&mut self, sample: Sample, corrected_us: u64) {
+    /// send time, under `--rate` only (in a closed loop it would equal the total).
+    pub fn record(&mut self, sample: Sample, corrected_us: Option<u64>) {
         let histograms = &mut self.histograms;
         histograms
             .connect
@@ -168,7 +168,9 @@ impl ThreadStats {
         histograms
             .total
             .saturating_record(u64::from(sample.total_us));
-        histograms.corrected.saturating_record(corrected_us);
+        if let Some(corrected_us) = corrected_us {
+            histograms.corrected.saturating_record(corrected_us);
+        }
         if self.samples.len() < self.sample_cap {
             self.samples.push(sample);
         } else {

@@ -57,7 +57,7 @@ fn results() -> Results {
                 wait_us,
                 total_us,
             },
-            u64::from(total_us) + 400,
+            Some(u64::from(total_us) + 400),
         );
         stats.status(200);
     }
