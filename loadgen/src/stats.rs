@@ -320,12 +320,11 @@ impl Table {
             u64::from(sample.total_us.saturating_sub(sample.connect_us))
         });
         let waiting = row(&mut values, |sample| u64::from(sample.wait_us));
-        drop(values);
+        // Sorted by total time, as ab leaves them for -g; the totals come out sorted with them.
         samples.sort_unstable_by_key(|sample| sample.total_us);
-        let total_row = {
-            let totals: Vec<u64> = samples.iter().map(|s| u64::from(s.total_us)).collect();
-            row_of_sorted(&totals)
-        };
+        values.clear();
+        values.extend(samples.iter().map(|sample| u64::from(sample.total_us)));
+        let total_row = row_of_sorted(&values);
         let total = |index: usize| u64::from(samples[index.min(done - 1)].total_us);
         let percentiles = PERCENTILES
             .iter()
