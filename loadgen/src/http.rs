@@ -283,35 +283,38 @@ impl ResponseParser {
 
     fn parse_head(&mut self, head: &[u8]) -> Result<(), ParseError> {
         self.response.head_len += head.len() as u64;
-        let mut lines = head.split(|&byte| byte == b'\n');
-        let status_line = lines.next().ok_or(ParseError::StatusLine)?;
-        let (http11, status) = parse_status_line(status_line)?;
+        // Lines are found with memchr, and a line is one of the four headers we read only if
+        // its name's length is followed by the colon: most lines are turned away by one byte.
+        // Splitting a byte at a time and comparing every name with every header we look for
+        // was a third of loadgen's user instructions (callgrind).
+        let status_end = memchr::memchr(b'\n', head).ok_or(ParseError::StatusLine)?;
+        let (http11, status) = parse_status_line(&head[..status_end])?;
         let mut content_length = None;
         let mut chunked = false;
         let mut close = false;
         let mut keep_alive = false;
-        for line in lines {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            let Some(colon) = memchr::memchr(b':', line) else {
-                continue;
-            };
-            let name = &line[..colon];
-            let value = trim(&line[colon + 1..]);
-            if name.eq_ignore_ascii_case(b"content-length") {
+        let mut start = status_end + 1;
+        while start < head.len() {
+            let end = memchr::memchr(b'\n', &head[start..]).map_or(head.len(), |at| start + at);
+            let line = &head[start..end];
+            start = end + 1;
+            if let Some(value) = header_value(line, b"content-length") {
                 content_length = Some(parse_decimal(value).ok_or(ParseError::ContentLength)?);
-            } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
+            } else if let Some(value) = header_value(line, b"transfer-encoding") {
                 chunked = value
                     .rsplit(|&byte| byte == b',')
                     .next()
                     .is_some_and(|last| trim(last).eq_ignore_ascii_case(b"chunked"));
-            } else if self.capture_server && name.eq_ignore_ascii_case(b"server") {
-                self.server = Some(value.to_vec());
-            } else if name.eq_ignore_ascii_case(b"connection") {
+            } else if let Some(value) = header_value(line, b"connection") {
                 for token in value.split(|&byte| byte == b',') {
                     let token = trim(token);
                     close |= token.eq_ignore_ascii_case(b"close");
                     keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
                 }
+            } else if self.capture_server
+                && let Some(value) = header_value(line, b"server")
+            {
+                self.server = Some(value.to_vec());
             }
         }
         if (100..200).contains(&status) && status != 101 {
@@ -451,6 +454,13 @@ fn parse_status_line(line: &[u8]) -> Result<(bool, u16), ParseError> {
             _ => Err(ParseError::StatusLine),
         },
     }
+}
+
+/// The trimmed value of header line `line` (without its `\n`) if the header is `name`
+/// (lowercase), in any case.
+fn header_value<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    (line.get(name.len()) == Some(&b':') && line[..name.len()].eq_ignore_ascii_case(name))
+        .then(|| trim(&line[name.len() + 1..]))
 }
 
 fn trim(bytes: &[u8]) -> &[u8] {

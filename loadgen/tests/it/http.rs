@@ -97,6 +97,13 @@ fn responses() {
             |t| ok(200, head(t), 5, true),
         ),
         (
+            "look-alike names are other headers; no space after the colon",
+            "HTTP/1.1 200 OK\r\nContent-Lengthy: 9\r\nX-Content-Length: 9\r\nCONTENT-LENGTH:2\r\nConnections: close\r\n\r\nhi",
+            false,
+            false,
+            |t| ok(200, head(t), 2, true),
+        ),
+        (
             "HTTP/1.0 keep-alive",
             "HTTP/1.0 200 OK\r\nconnection: Keep-Alive\r\ncontent-length: 2\r\n\r\nhi",
             false,
