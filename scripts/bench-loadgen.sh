@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the load generators against one server: loadgen, ab, wrk and (when installed) oha,
-# each pinned to core 1 with one thread, against the HTTP ceiling server pinned to core 0, with
+# and beside them the syscall floor (loadgen/examples/syscall_floor.rs: one send and one recv a
+# request and nothing else, the least any client can spend), each pinned to core 1 with one thread, against the HTTP ceiling server pinned to core 0, with
 # the same post file and 30 keep-alive connections. For each tool it records the requests per
 # second and the client's CPU time (user + sys, from /usr/bin/time) per completed request.
 # The tools run in turns, ROUNDS times, so that drift on a shared machine hits them all alike.
@@ -33,9 +34,10 @@ name=echostruct20.xml
 post="$root/post_files/$name"
 action=$(manifest_action "$root/post_files/manifest.toml" "$name")
 
-cargo build --release -q -p loadgen --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p loadgen --bins --example syscall_floor --manifest-path "$root/Cargo.toml"
 cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$ceiling_target"
 loadgen="$root/target/release/loadgen"
+floor="$root/target/release/examples/syscall_floor"
 
 work=$(mktemp -d)
 pid=""
@@ -70,6 +72,7 @@ timed() {
 declare -A cpu_total user_total done_total rps_total
 tools="loadgen ab wrk"
 command -v oha >/dev/null 2>&1 && tools="$tools oha"
+tools="$tools floor"
 lg_seconds=5
 for round in $(seq "$rounds"); do
     for tool in $tools; do
@@ -99,18 +102,24 @@ for round in $(seq "$rounds"); do
                     -T "text/xml; charset=utf-8" -H "SOAPAction: \"$action\"" "$url")
                 rps=$(python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["summary"]["requestsPerSec"], 2))' "$work/out")
                 ;;
+            floor)
+                read -r done user sys < <(timed "awk '/^Complete requests:/ { print \$3 }' $work/out" \
+                    "$floor" "127.0.0.1:$port" /WSTest "$post" "$action" "$requests" 30)
+                rps=""
+                ;;
         esac
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
-        echo "round $round $tool: $done requests, $rps req/s, cpu $cpu s" >&2
+        echo "round $round $tool: $done requests, ${rps:--} req/s, cpu $cpu s" >&2
         cpu_total[$tool]=$(awk -v a="${cpu_total[$tool]:-0}" -v b="$cpu" 'BEGIN { print a + b }')
         user_total[$tool]=$(awk -v a="${user_total[$tool]:-0}" -v b="$user" 'BEGIN { print a + b }')
         done_total[$tool]=$(( ${done_total[$tool]:-0} + done ))
-        rps_total[$tool]=$(awk -v a="${rps_total[$tool]:-0}" -v b="$rps" 'BEGIN { print a + b }')
+        rps_total[$tool]=$(awk -v a="${rps_total[$tool]:-0}" -v b="${rps:-0}" 'BEGIN { print a + b }')
     done
 done
 
 us_per_request() { awk -v c="${cpu_total[$1]}" -v d="${done_total[$1]}" 'BEGIN { printf "%.2f", c * 1e6 / d }'; }
 lg_us=$(us_per_request loadgen)
+floor_us=$(us_per_request floor)
 mkdir -p "$(dirname "$results")"
 {
     echo
@@ -118,14 +127,16 @@ mkdir -p "$(dirname "$results")"
     echo
     echo "Command: \`scripts/bench-loadgen.sh $requests $rounds\` (ceiling on core 0; each client on core 1, one thread, -k -c30, $name), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo
-    echo "| tool | mean req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this |"
-    echo "|---|---:|---:|---:|---:|"
+    echo "| tool | mean req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this | the floor's ÷ this |"
+    echo "|---|---:|---:|---:|---:|---:|"
     for tool in $tools; do
         us=$(us_per_request "$tool")
         mean_rps=$(awk -v r="${rps_total[$tool]}" -v n="$rounds" 'BEGIN { printf "%.0f", r / n }')
+        [ "$tool" = floor ] && mean_rps="-"
         ratio=$(awk -v a="$lg_us" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
+        floor_ratio=$(awk -v a="$floor_us" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
         user_us=$(awk -v c="${user_total[$tool]}" -v d="${done_total[$tool]}" 'BEGIN { printf "%.2f", c * 1e6 / d }')
-        echo "| $tool | $mean_rps | $us | $user_us | $ratio |"
+        echo "| $tool | $mean_rps | $us | $user_us | $ratio | $floor_ratio |"
     done
 } | tee -a "$results"
 
