@@ -4,7 +4,9 @@
 # request and nothing else, the least any client can spend), each pinned to core 1 with one thread, against the HTTP ceiling server pinned to core 0, with
 # the same post file and 30 keep-alive connections. For each tool it records the requests per
 # second and the client's CPU time (user + sys, from /usr/bin/time) per completed request.
-# The tools run in turns, ROUNDS times, so that drift on a shared machine hits them all alike.
+# The tools run in turns, ROUNDS times, so that drift on a shared machine hits them all alike;
+# every ratio is taken within a round (tools that ran seconds apart) and the table shows the
+# median over the rounds, so that one noisy round does not decide it.
 #
 # Usage: scripts/bench-loadgen.sh [REQUESTS] [ROUNDS] [RESULTS_FILE]
 #   REQUESTS      per tool and round (wrk runs for as long as loadgen took), default 300000
@@ -69,7 +71,8 @@ timed() {
     echo "$done $user $sys"
 }
 
-declare -A cpu_total user_total done_total rps_total
+# Per "tool,round": CPU µs per request, user µs per request, requests per second.
+declare -A us user_us rps_of
 tools="loadgen ab wrk"
 command -v oha >/dev/null 2>&1 && tools="$tools oha"
 tools="$tools floor"
@@ -110,34 +113,48 @@ for round in $(seq "$rounds"); do
         esac
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
         echo "round $round $tool: $done requests, ${rps:--} req/s, cpu $cpu s" >&2
-        cpu_total[$tool]=$(awk -v a="${cpu_total[$tool]:-0}" -v b="$cpu" 'BEGIN { print a + b }')
-        user_total[$tool]=$(awk -v a="${user_total[$tool]:-0}" -v b="$user" 'BEGIN { print a + b }')
-        done_total[$tool]=$(( ${done_total[$tool]:-0} + done ))
-        rps_total[$tool]=$(awk -v a="${rps_total[$tool]:-0}" -v b="${rps:-0}" 'BEGIN { print a + b }')
+        us[$tool,$round]=$(awk -v c="$cpu" -v d="$done" 'BEGIN { printf "%.3f", c * 1e6 / d }')
+        user_us[$tool,$round]=$(awk -v c="$user" -v d="$done" 'BEGIN { printf "%.3f", c * 1e6 / d }')
+        rps_of[$tool,$round]=${rps:-0}
     done
 done
 
-us_per_request() { awk -v c="${cpu_total[$1]}" -v d="${done_total[$1]}" 'BEGIN { printf "%.2f", c * 1e6 / d }'; }
-lg_us=$(us_per_request loadgen)
-floor_us=$(us_per_request floor)
+# Prints the median over the rounds of array $1's entries for tool $2.
+median_of() {
+    local -n values=$1
+    local round list=()
+    for round in $(seq "$rounds"); do list+=("${values[$2,$round]}"); done
+    median "${list[@]}"
+}
+# Prints the median over the rounds of ($1's CPU per request) / ($2's), and the rounds' own.
+cpu_ratio() {
+    local round list=()
+    for round in $(seq "$rounds"); do
+        list+=("$(awk -v a="${us[$1,$round]}" -v b="${us[$2,$round]}" 'BEGIN { printf "%.2f", a / b }')")
+    done
+    printf '%.2f (%s)' "$(median "${list[@]}")" "$(IFS=/; echo "${list[*]}")"
+}
+rps_ratios=()
+for round in $(seq "$rounds"); do
+    rps_ratios+=("$(awk -v a="${rps_of[loadgen,$round]}" -v b="${rps_of[wrk,$round]}" 'BEGIN { printf "%.3f", a / b }')")
+done
 mkdir -p "$(dirname "$results")"
 {
     echo
-    echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r))"
+    echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r)), median of $rounds rounds"
     echo
     echo "Command: \`scripts/bench-loadgen.sh $requests $rounds\` (ceiling on core 0; each client on core 1, one thread, -k -c30, $name), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo
-    echo "| tool | mean req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this | the floor's ÷ this |"
+    echo "| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |"
     echo "|---|---:|---:|---:|---:|---:|"
     for tool in $tools; do
-        us=$(us_per_request "$tool")
-        mean_rps=$(awk -v r="${rps_total[$tool]}" -v n="$rounds" 'BEGIN { printf "%.0f", r / n }')
-        [ "$tool" = floor ] && mean_rps="-"
-        ratio=$(awk -v a="$lg_us" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
-        floor_ratio=$(awk -v a="$floor_us" -v b="$us" 'BEGIN { printf "%.2f", a / b }')
-        user_us=$(awk -v c="${user_total[$tool]}" -v d="${done_total[$tool]}" 'BEGIN { printf "%.2f", c * 1e6 / d }')
-        echo "| $tool | $mean_rps | $us | $user_us | $ratio | $floor_ratio |"
+        tool_rps=$(median_of rps_of "$tool" | awk '{ printf "%.0f", $1 }')
+        [ "$tool" = floor ] && tool_rps="-"
+        printf '| %s | %s | %.2f | %.2f | %s | %s |\n' "$tool" "$tool_rps" "$(median_of us "$tool")" \
+            "$(median_of user_us "$tool")" "$(cpu_ratio loadgen "$tool")" "$(cpu_ratio floor "$tool")"
     done
+    echo
+    echo "loadgen's req/s ÷ wrk's: median $(median "${rps_ratios[@]}" | awk '{ printf "%.3f", $1 }') (rounds $(IFS=/; echo "${rps_ratios[*]}"))"
 } | tee -a "$results"
 
 # Memory: a million requests on 100 keep-alive connections.

@@ -83,10 +83,6 @@ mkdir -p "$(dirname "$results")"
     echo "| post file | ceiling req/s | wstest-server req/s | ratio | PGO build req/s | PGO ratio | ratios per round (plain / PGO) |"
     echo "|---|---:|---:|---:|---:|---:|---|"
 } | tee -a "$results"
-# The median of the numbers given.
-median() {
-    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 ratio() { awk -v s="$1" -v c="$2" 'BEGIN { printf "%.2f", s / c }'; }
 
 for name in ${ONLY:-$(manifest_names "$post_files/manifest.toml")}; do

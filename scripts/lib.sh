@@ -50,3 +50,8 @@ wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
 wrk.headers["SOAPAction"] = '"' .. os.getenv("SOAP_ACTION") .. '"'
 LUA
 }
+
+# The median of the numbers given.
+median() {
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
