@@ -139,3 +139,52 @@ fn medians_average_the_middle_pair_of_an_even_count() {
     assert_eq!(report::ctime(1_796_212_756), "Wed Dec 02 11:59:16 2026");
     assert_eq!(report::ctime(0), "Thu Jan 01 00:00:00 1970");
 }
+
+#[test]
+fn rows_match_sorted_values_whatever_the_order() {
+    // Rows other than the total take their median by selection, not by sorting: the same
+    // figures as sorting each column, for odd and even counts and many ties.
+    let sorted_row = |mut values: Vec<u64>| {
+        values.sort_unstable();
+        let n = values.len() as u64;
+        let mean = values.iter().sum::<u64>() / n;
+        (values[0], mean, median(&values), values[values.len() - 1])
+    };
+    let mut rng = crate::http::Rng(0x5eed);
+    for (n, spread) in [
+        (1, 10),
+        (2, 10),
+        (3, 3),
+        (4, 1),
+        (9, 1_000),
+        (10, 2),
+        (1_001, 50_000),
+    ] {
+        let mut samples: Vec<Sample> = (0..n)
+            .map(|_| {
+                let connect_us = rng.below(spread) as u32;
+                Sample {
+                    start_s: 0,
+                    connect_us,
+                    wait_us: rng.below(spread) as u32,
+                    total_us: connect_us + rng.below(spread) as u32,
+                }
+            })
+            .collect();
+        let column = |value: fn(&Sample) -> u64| samples.iter().map(value).collect::<Vec<u64>>();
+        let connect = sorted_row(column(|s| u64::from(s.connect_us)));
+        let processing = sorted_row(column(|s| u64::from(s.total_us - s.connect_us)));
+        let waiting = sorted_row(column(|s| u64::from(s.wait_us)));
+        let total = sorted_row(column(|s| u64::from(s.total_us)));
+        let table = Table::from_samples(&mut samples);
+        let got = |row: &loadgen::stats::Row| (row.min, row.mean, row.median, row.max);
+        assert_eq!(got(&table.connect), connect, "connect, {n} samples");
+        assert_eq!(
+            got(&table.processing),
+            processing,
+            "processing, {n} samples"
+        );
+        assert_eq!(got(&table.waiting), waiting, "waiting, {n} samples");
+        assert_eq!(got(&table.total), total, "total, {n} samples");
+    }
+}
