@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures the load generators against one server: loadgen, ab, wrk and (when installed) oha,
 # and beside them the syscall floor (loadgen/examples/syscall_floor.rs: one send and one recv a
-# request and nothing else, the least any client can spend), each pinned to core 1 with one thread, against the HTTP ceiling server pinned to core 0, with
-# the same post file and 30 keep-alive connections. For each tool it records the requests per
-# second and the client's CPU time (user + sys, from /usr/bin/time) per completed request.
+# request and nothing else, the least any client can spend), each pinned to core 1 with one
+# thread, against the HTTP ceiling server pinned to core 0, with the same post file and 30
+# keep-alive connections. For each tool it records the requests per second and the client's
+# CPU time (user + sys, from /usr/bin/time) per completed request.
 # The tools run in turns, ROUNDS times, so that drift on a shared machine hits them all alike;
 # every ratio is taken within a round (tools that ran seconds apart) and the table shows the
 # median over the rounds, so that one noisy round does not decide it.

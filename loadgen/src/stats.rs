@@ -384,7 +384,7 @@ impl Table {
 }
 
 /// The row of values in any order: only the median needs order, and selecting it is linear
-/// where sorting is not (the sorts were a quarter of loadgen's user time at the end of a run).
+/// where sorting is not. Only the total column is sorted (for -g and the percentiles).
 fn row_of(values: &mut [u64]) -> Row {
     let done = values.len();
     let (lower, &mut middle, _) = values.select_nth_unstable(done / 2);
