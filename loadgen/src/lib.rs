@@ -128,11 +128,19 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         percentiles: !settings.no_percentile_table,
     };
     // ab prints a progress line every tenth of the run (at least every 100 requests), on
-    // stderr, when the run has more than 150 requests and -q is not given; -t alone is
-    // 50,000 requests for this purpose, as in ab.
-    let heartbeat = {
-        let requests = settings.n_requests.unwrap_or(50_000);
-        (!settings.quiet && requests > 150).then(|| (requests / 10).max(100))
+    // stderr, when the run has more than 150 requests and -q is not given. A run bounded by
+    // time alone has no count to divide (ab's 50,000 would mean a line every 5,000 requests
+    // for as long as it ran, since loadgen does not stop there), so its tenths are of the time.
+    let heartbeat = if settings.quiet {
+        None
+    } else {
+        match (settings.n_requests, settings.time_limit()) {
+            (Some(requests), _) => {
+                (requests > 150).then(|| Heartbeat::Requests((requests / 10).max(100)))
+            }
+            (None, Some(limit)) => Some(Heartbeat::Time(limit / 10)),
+            (None, None) => None,
+        }
     };
 
     let mut stdout = std::io::stdout().lock();
@@ -216,7 +224,7 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
 fn run_threads(
     plan: &Arc<Plan>,
     shared: &Arc<Shared>,
-    heartbeat: Option<u64>,
+    heartbeat: Option<Heartbeat>,
     interrupted: &AtomicBool,
 ) -> anyhow::Result<Vec<stats::ThreadStats>> {
     let (n_threads, concurrency) = (plan.n_threads, plan.concurrency);
@@ -413,16 +421,26 @@ fn resolve(settings: &Settings) -> anyhow::Result<SocketAddr> {
         .with_context(|| format!("apr_sockaddr_info_get() for {host}: no address"))
 }
 
+/// How often ab's `Completed N requests` line comes.
+#[derive(Debug, Clone, Copy)]
+enum Heartbeat {
+    /// Every this many requests.
+    Requests(u64),
+    /// Every this long, ten times in a run bounded by time.
+    Time(Duration),
+}
+
 /// ab's `Completed N requests` lines, and on a terminal a live line of rate and errors.
 struct Progress {
-    heartbeat: Option<u64>,
+    heartbeat: Option<Heartbeat>,
+    /// The requests (Heartbeat::Requests) or tenths (Heartbeat::Time) reported so far.
     printed: u64,
     live: bool,
     measure_start: Instant,
 }
 
 impl Progress {
-    fn new(heartbeat: Option<u64>, measure_start: Instant) -> Progress {
+    fn new(heartbeat: Option<Heartbeat>, measure_start: Instant) -> Progress {
         Progress {
             heartbeat,
             printed: 0,
@@ -436,16 +454,27 @@ impl Progress {
             return;
         };
         let done = shared.total_completed();
+        let elapsed = Instant::now().saturating_duration_since(self.measure_start);
         let mut stderr = std::io::stderr().lock();
         if self.live {
             let _ = write!(stderr, "\r\x1b[2K");
         }
-        while self.printed + heartbeat <= done {
-            self.printed += heartbeat;
-            let _ = writeln!(stderr, "Completed {} requests", self.printed);
+        match heartbeat {
+            Heartbeat::Requests(every) => {
+                while self.printed + every <= done {
+                    self.printed += every;
+                    let _ = writeln!(stderr, "Completed {} requests", self.printed);
+                }
+            }
+            Heartbeat::Time(every) => {
+                let tenths = (elapsed.as_nanos() / every.as_nanos().max(1)).min(10) as u64;
+                if tenths > self.printed {
+                    self.printed = tenths;
+                    let _ = writeln!(stderr, "Completed {done} requests");
+                }
+            }
         }
         if self.live {
-            let elapsed = Instant::now().saturating_duration_since(self.measure_start);
             let secs = elapsed.as_secs_f64();
             let rate = if secs > 0.0 { done as f64 / secs } else { 0.0 };
             let _ = write!(

@@ -333,6 +333,27 @@ fn a_time_limit_ends_the_run() {
 }
 
 #[test]
+fn a_time_limit_reports_progress_by_tenths_of_the_time() {
+    // At a few hundred requests a second, a count-based heartbeat (ab's 5,000 for -t) would
+    // print nothing; tenths of the time print up to ten lines, whatever the rate.
+    let server = TestServer::start(Behaviour::Delay(Duration::from_millis(5)));
+    let output = loadgen(&["-k", "-c", "2", "-t", "1.2", &server.url()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let counts: Vec<u64> = stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("Completed "))
+        .map(|rest| rest.trim_end_matches(" requests").parse().unwrap())
+        .collect();
+    assert!((5..=10).contains(&counts.len()), "{stderr}");
+    assert!(counts.windows(2).all(|pair| pair[0] <= pair[1]), "{stderr}");
+    assert!(
+        stderr.lines().last().unwrap().starts_with("Finished "),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_rate_paces_the_run() {
     let stdout = check(&case("rate", FAST, "-k -c 2 -n 30 --rate 300"));
     let taken: f64 = field(&stdout, "Time taken for tests")
