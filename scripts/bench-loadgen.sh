@@ -30,15 +30,12 @@ require taskset "util-linux"
 requests=${1:-300000}
 rounds=${2:-3}
 results=${3:-$here/results/bench-loadgen.md}
-ceiling_src=${CEILING_DIR:-$root/../shared/tools/ceiling}
-ceiling_target=${CEILING_TARGET:-/tmp/ceiling}
-[ -d "$ceiling_src" ] || die "no ceiling server at $ceiling_src (set CEILING_DIR)"
 name=echostruct20.xml
 post="$root/post_files/$name"
 action=$(manifest_action "$root/post_files/manifest.toml" "$name")
 
+build_ceiling "$root"
 cargo build --release -q -p loadgen --bins --example syscall_floor --manifest-path "$root/Cargo.toml"
-cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$ceiling_target"
 loadgen="$root/target/release/loadgen"
 floor="$root/target/release/examples/syscall_floor"
 
@@ -52,7 +49,7 @@ trap cleanup EXIT
 write_wrk_post_script "$work/post.lua"
 
 port=$(free_port)
-taskset -c 0 "$ceiling_target/release/ceiling" "$port" "$ceiling_src/responses" >/dev/null 2>&1 &
+taskset -c 0 "$ceiling_bin" "$port" "$ceiling_src/responses" >/dev/null 2>&1 &
 pid=$!
 wait_for_port "$port"
 url="http://127.0.0.1:$port/WSTest"

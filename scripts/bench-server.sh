@@ -31,19 +31,15 @@ require taskset "util-linux"
 duration=${1:-5}
 rounds=${ROUNDS:-3}
 results=${2:-$here/results/bench-server.md}
-ceiling_src=${CEILING_DIR:-$root/../shared/tools/ceiling}
-ceiling_target=${CEILING_TARGET:-/tmp/ceiling}
 post_files="$root/post_files"
-[ -d "$ceiling_src" ] || die "no ceiling server at $ceiling_src (set CEILING_DIR)"
 
+build_ceiling "$root"
 cargo build --release -q -p server --manifest-path "$root/Cargo.toml"
-cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$ceiling_target"
 server_bin="$root/target/release/wstest-server"
 pgo_bin=""
 if [ -z "${NO_PGO:-}" ]; then
     pgo_bin=$("$here/pgo-build.sh" | tail -1)
 fi
-ceiling_bin="$ceiling_target/release/ceiling"
 
 lua=$(mktemp --suffix .lua)
 pid=""

@@ -55,3 +55,13 @@ LUA
 median() {
     printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# Builds the HTTP ceiling server (../shared/tools/ceiling beside the repo at $1, or $CEILING_DIR)
+# outside the repo, in $CEILING_TARGET (default /tmp/ceiling); sets ceiling_src and ceiling_bin.
+build_ceiling() {
+    ceiling_src=${CEILING_DIR:-$1/../shared/tools/ceiling}
+    local target=${CEILING_TARGET:-/tmp/ceiling}
+    [ -d "$ceiling_src" ] || die "no ceiling server at $ceiling_src (set CEILING_DIR)"
+    cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$target"
+    ceiling_bin="$target/release/ceiling"
+}
