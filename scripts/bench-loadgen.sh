@@ -15,8 +15,8 @@
 #   RESULTS_FILE  default scripts/results/bench-loadgen.md
 #
 # Then it measures loadgen's resident memory on `-n 1000000 -c 100 -k`.
-# Needs: ab (apache2-utils), wrk, GNU time (/usr/bin/time), taskset, the ceiling server in
-# ../shared/tools/ceiling; oha is used if it is on PATH (cargo install oha --locked).
+# Needs: ab (apache2-utils), wrk, GNU time (/usr/bin/time), taskset; oha is used if it is on PATH
+# (cargo install oha --locked). The ceiling server is the workspace's ceiling crate.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -40,19 +40,15 @@ loadgen="$root/target/release/loadgen"
 floor="$root/target/release/examples/syscall_floor"
 
 work=$(mktemp -d)
-pid=""
 cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    stop_server || true
     rm -rf "$work"
 }
 trap cleanup EXIT
 write_wrk_post_script "$work/post.lua"
 
-port=$(free_port)
-taskset -c 0 "$ceiling_bin" "$port" "$ceiling_src/responses" >/dev/null 2>&1 &
-pid=$!
-wait_for_port "$port"
-url="http://127.0.0.1:$port/WSTest"
+start_server taskset -c 0 "$ceiling_bin" --addr 127.0.0.1:0 --threads 1
+url="http://$server_addr/WSTest"
 
 # Runs "$@" pinned to core 1 under GNU time; prints "requests seconds cpu_seconds".
 # The tool's own report is in $work/out.

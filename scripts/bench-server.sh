@@ -19,7 +19,7 @@
 # The ratio column is wstest-server's requests/second divided by the ceiling's. Two builds of
 # wstest-server are measured: the plain `cargo build --release`, and the profile-guided one of
 # scripts/pgo-build.sh (NO_PGO=1 leaves it out).
-# Needs: wrk (Debian package wrk), taskset, and ../shared/tools/ceiling beside the repo.
+# Needs: wrk (Debian package wrk) and taskset. The ceiling is the workspace's ceiling crate.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -42,9 +42,8 @@ if [ -z "${NO_PGO:-}" ]; then
 fi
 
 lua=$(mktemp --suffix .lua)
-pid=""
 cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
+    stop_server || true
     rm -f "$lua"
 }
 trap cleanup EXIT
@@ -52,21 +51,15 @@ write_wrk_post_script "$lua"
 
 # Runs wrk against the server started by "$@" for post file $name; prints requests/second.
 measure() {
-    local port
-    port=$(free_port)
     case "$1" in
-        ceiling) taskset -c 0 "$ceiling_bin" "$port" "$ceiling_src/responses" >/dev/null 2>&1 & ;;
-        server) taskset -c 0 "$server_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 & ;;
-        pgo) taskset -c 0 "$pgo_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 & ;;
+        ceiling) start_server taskset -c 0 "$ceiling_bin" --addr 127.0.0.1:0 --threads 1 ;;
+        server) start_server taskset -c 0 "$server_bin" --addr 127.0.0.1:0 --threads 1 ;;
+        pgo) start_server taskset -c 0 "$pgo_bin" --addr 127.0.0.1:0 --threads 1 ;;
     esac
-    pid=$!
-    wait_for_port "$port"
     POST_FILE="$post_files/$name" SOAP_ACTION="$action" \
-        taskset -c 1 wrk -t1 -c30 -d"${duration}s" -s "$lua" "http://127.0.0.1:$port/WSTest" \
+        taskset -c 1 wrk -t1 -c30 -d"${duration}s" -s "$lua" "http://$server_addr/WSTest" \
         | awk '/^Requests\/sec:/ { print $2 } /Non-2xx/ { print "non-2xx" > "/dev/stderr" }'
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    pid=""
+    stop_server || true
 }
 
 mkdir -p "$(dirname "$results")"
@@ -108,11 +101,8 @@ for name in ${ONLY:-$(manifest_names "$post_files/manifest.toml")}; do
 done
 
 # Memory under 1,000 open keep-alive connections, each of which has been served once.
-port=$(free_port)
-taskset -c 0 "$server_bin" --addr "127.0.0.1:$port" --threads 1 >/dev/null 2>&1 &
-pid=$!
-wait_for_port "$port"
-rss_kb=$(python3 - "$port" "$pid" "$post_files/getorder100.xml" <<'PY'
+start_server taskset -c 0 "$server_bin" --addr 127.0.0.1:0 --threads 1
+rss_kb=$(python3 - "${server_addr##*:}" "$server_pid" "$post_files/getorder100.xml" <<'PY'
 import socket, sys
 port, pid, path = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 body = open(path, "rb").read()
@@ -135,8 +125,6 @@ for line in open(f"/proc/{pid}/status"):
         print(line.split()[1])
 PY
 )
-kill "$pid"
-wait "$pid" 2>/dev/null || true
-pid=""
+stop_server || true
 echo | tee -a "$results"
 echo "wstest-server resident memory with 1,000 open keep-alive connections, each served a getorder100: $((rss_kb / 1024)) MB ($rss_kb kB)" | tee -a "$results"

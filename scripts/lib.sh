@@ -10,19 +10,60 @@ require() {
     command -v "$1" >/dev/null 2>&1 || die "needs $1 ($2)"
 }
 
-# Prints a free TCP port on 127.0.0.1.
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# Starts "$@" in the background (a server that binds 127.0.0.1:0 and prints a line containing
+# "listening on http://HOST:PORT/" on stderr, as wstest-server and ceiling do), waits for that
+# line for at most 30 seconds, and sets server_pid and server_addr (HOST:PORT). The server's
+# stderr goes on to server_log, a temporary file that stop_server removes. Reading the bound
+# address, rather than choosing a free port first, leaves no window for another process to
+# take the port.
+start_server() {
+    server_log=$(mktemp)
+    "$@" 2>"$server_log" &
+    server_pid=$!
+    server_addr=""
+    local tries=0
+    while [ -z "$server_addr" ]; do
+        if ! kill -0 "$server_pid" 2>/dev/null; then
+            die "$1 exited before listening: $(cat "$server_log")"
+        fi
+        tries=$((tries + 1))
+        [ "$tries" -lt 600 ] || die "$1 printed no listening line in 30 s"
+        sleep 0.05
+        server_addr=$(sed -n 's|.*listening on http://\([^/ ]*\).*|\1|p' "$server_log" | head -n 1)
+    done
 }
 
-# Waits until something accepts connections on 127.0.0.1:$1, for at most 10 seconds.
-wait_for_port() {
-    local port=$1 tries=0
-    until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-        tries=$((tries + 1))
-        [ "$tries" -lt 200 ] || die "nothing listens on port $port after 10 s"
-        sleep 0.05
+# Stops the server that start_server started (SIGTERM, then waits for it), if it still runs;
+# returns the server's exit status (0 after a graceful shutdown).
+stop_server() {
+    local status=0
+    if [ -n "${server_pid:-}" ]; then
+        kill -TERM "$server_pid" 2>/dev/null || true
+        wait "$server_pid" 2>/dev/null || status=$?
+    fi
+    if [ -n "${server_log:-}" ]; then
+        rm -f "$server_log"
+    fi
+    server_pid="" server_log=""
+    return "$status"
+}
+
+# Installs the Debian packages whose commands are missing, given as COMMAND:PACKAGE pairs.
+# As root it runs apt-get; otherwise it prints the exact command to run and exits.
+ensure_debian_packages() {
+    local pair missing=()
+    for pair in "$@"; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
     done
+    [ "${#missing[@]}" -gt 0 ] || return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "$(basename "$0"): needs Debian packages that are not installed; run:" >&2
+        echo "    sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "$(basename "$0"): installing ${missing[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
 # Prints the SOAPAction of post file $2 from manifest $1.
@@ -56,12 +97,8 @@ median() {
     printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Builds the HTTP ceiling server (../shared/tools/ceiling beside the repo at $1, or $CEILING_DIR)
-# outside the repo, in $CEILING_TARGET (default /tmp/ceiling); sets ceiling_src and ceiling_bin.
+# Builds the HTTP ceiling (the workspace's ceiling crate) in release mode; sets ceiling_bin.
 build_ceiling() {
-    ceiling_src=${CEILING_DIR:-$1/../shared/tools/ceiling}
-    local target=${CEILING_TARGET:-/tmp/ceiling}
-    [ -d "$ceiling_src" ] || die "no ceiling server at $ceiling_src (set CEILING_DIR)"
-    cargo build --release -q --manifest-path "$ceiling_src/Cargo.toml" --target-dir "$target"
-    ceiling_bin="$target/release/ceiling"
+    cargo build --release -q -p ceiling --manifest-path "$1/Cargo.toml"
+    ceiling_bin="$1/target/release/ceiling"
 }

@@ -29,14 +29,10 @@ cargo build --release -q -p loadgen --manifest-path "$root/Cargo.toml"
 RUSTFLAGS="-Cprofile-generate=$profiles" \
     cargo build --release -q -p server --manifest-path "$root/Cargo.toml" --target-dir "$root/target/pgo-generate"
 
-port=$(free_port)
-"$root/target/pgo-generate/release/wstest-server" --addr "127.0.0.1:$port" --threads 1 >/dev/null &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-wait_for_port "$port"
-AB="$root/target/release/loadgen" "$here/ab-all.sh" "http://127.0.0.1:$port/WSTest" "$n_requests" 30 >&2
-kill -TERM "$pid"
-wait "$pid"
+trap 'stop_server || true' EXIT
+start_server "$root/target/pgo-generate/release/wstest-server" --addr 127.0.0.1:0 --threads 1
+AB="$root/target/release/loadgen" "$here/ab-all.sh" "http://$server_addr/WSTest" "$n_requests" 30 >&2
+stop_server
 
 "$profdata" merge -o "$profiles/merged.profdata" "$profiles"
 RUSTFLAGS="-Cprofile-use=$profiles/merged.profdata" \

@@ -6,7 +6,7 @@
 # Usage: [AB=ab] scripts/run.sh [N_REQUESTS] [CONCURRENCY]
 #   N_REQUESTS   per post file, default 20000
 #   CONCURRENCY  default 30
-# Needs: cargo, python3 (and ab for AB=ab: Debian package apache2-utils).
+# Needs: cargo (and ab for AB=ab: Debian package apache2-utils).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -17,11 +17,7 @@ n_requests=${1:-20000}
 concurrency=${2:-30}
 
 cargo build --release -q -p server -p loadgen --manifest-path "$root/Cargo.toml"
-port=$(free_port)
-"$root/target/release/wstest-server" --addr "127.0.0.1:$port" &
-pid=$!
-trap 'kill "$pid" 2>/dev/null || true' EXIT
-wait_for_port "$port"
-AB=${AB:-$root/target/release/loadgen} "$here/ab-all.sh" "http://127.0.0.1:$port/WSTest" "$n_requests" "$concurrency"
-kill -TERM "$pid"
-wait "$pid"
+trap 'stop_server || true' EXIT
+start_server "$root/target/release/wstest-server" --addr 127.0.0.1:0
+AB=${AB:-$root/target/release/loadgen} "$here/ab-all.sh" "http://$server_addr/WSTest" "$n_requests" "$concurrency"
+stop_server

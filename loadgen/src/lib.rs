@@ -467,9 +467,11 @@ impl Progress {
                 }
             }
             Heartbeat::Time(every) => {
+                // One line per tenth, also for tenths that passed while this thread waited for
+                // a core: a run always prints ten, however loaded the machine.
                 let tenths = (elapsed.as_nanos() / every.as_nanos().max(1)).min(10) as u64;
-                if tenths > self.printed {
-                    self.printed = tenths;
+                while self.printed < tenths {
+                    self.printed += 1;
                     let _ = writeln!(stderr, "Completed {done} requests");
                 }
             }

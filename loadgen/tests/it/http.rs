@@ -276,23 +276,6 @@ fn a_huge_head_is_refused() {
     assert_eq!(result, Err(ParseError::HeadTooLarge));
 }
 
-/// A small deterministic generator, so that a failure names its seed.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 #[test]
 fn hostile_bytes_never_panic_and_never_overrun() {
     let seeds: &[&[u8]] = &[
@@ -303,7 +286,7 @@ fn hostile_bytes_never_panic_and_never_overrun() {
     ];
     let alphabet = b"HTTP/1.0 2\r\n:;-0123456789abcdefxX Content-Length Transfer-Encoding chunked";
     let checks = BodyChecks::new(Some("ll"), Some("\r\n"));
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = testkit::Rng(0x9e37_79b9_7f4a_7c15);
     for round in 0..100_000 {
         let mut bytes = seeds[round % seeds.len()].to_vec();
         for _ in 0..=rng.below(4) {

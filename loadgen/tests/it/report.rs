@@ -150,7 +150,7 @@ fn rows_match_sorted_values_whatever_the_order() {
         let mean = values.iter().sum::<u64>() / n;
         (values[0], mean, median(&values), values[values.len() - 1])
     };
-    let mut rng = crate::http::Rng(0x5eed);
+    let mut rng = testkit::Rng(0x5eed);
     for (n, spread) in [
         (1, 10),
         (2, 10),

@@ -305,9 +305,11 @@ fn a_fixed_delay_is_the_mean_and_the_median() {
     ));
     let total = row(&stdout, "Total");
     let (mean, median) = (total[1], total[3]);
-    assert!((20.0..40.0).contains(&mean), "mean {mean} in\n{stdout}");
+    // No request can take less than the delay. The upper bound leaves room for a loaded
+    // machine's scheduling and still catches a unit error (microseconds read as milliseconds).
+    assert!((20.0..200.0).contains(&mean), "mean {mean} in\n{stdout}");
     assert!(
-        (20.0..40.0).contains(&median),
+        (20.0..200.0).contains(&median),
         "median {median} in\n{stdout}"
     );
 }
@@ -324,7 +326,8 @@ fn a_time_limit_ends_the_run() {
         .trim_end_matches(" seconds")
         .parse()
         .unwrap();
-    assert!((0.25..1.0).contains(&taken), "{stdout}");
+    // The run ends at the limit; a loaded machine may add to it, but not ten times over.
+    assert!((0.25..3.0).contains(&taken), "{stdout}");
     let complete: u64 = field(&stdout, "Complete requests")
         .unwrap()
         .parse()
@@ -345,7 +348,7 @@ fn a_time_limit_reports_progress_by_tenths_of_the_time() {
         .filter_map(|line| line.strip_prefix("Completed "))
         .map(|rest| rest.trim_end_matches(" requests").parse().unwrap())
         .collect();
-    assert!((5..=10).contains(&counts.len()), "{stderr}");
+    assert_eq!(counts.len(), 10, "{stderr}");
     assert!(counts.windows(2).all(|pair| pair[0] <= pair[1]), "{stderr}");
     assert!(
         stderr.lines().last().unwrap().starts_with("Finished "),

@@ -1,7 +1,8 @@
 //! Integration tests of the wstest core: post files, real clients' requests, schema validity,
 //! round trips, and bad inputs.
 //!
-//! Files outside the repo come from `../shared/wstest/` beside the checkout (the WSTest contract).
+//! Everything they read is in the repository: `post_files/`, `wstest/wstest.wsdl`,
+//! `wstest/wstest.xsd` and the client samples in `tests/data/clients/`.
 
 mod mutations;
 mod post_files;
@@ -22,8 +23,9 @@ pub(crate) fn repo_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-pub(crate) fn shared_dir() -> PathBuf {
-    repo_dir().join("../shared/wstest")
+/// The core crate's folder: `wstest.wsdl`, `wstest.xsd`, `tests/data/`.
+pub(crate) fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Answers `body` as the server would, checks that both lexers read the request alike, and

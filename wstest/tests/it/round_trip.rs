@@ -3,27 +3,25 @@
 
 use std::borrow::Cow;
 
+use testkit::Rng;
 use wstest::decode::{LexerChoice, decode_request_with};
 use wstest::model::{Address, Customer, GetOrder, LineItem, Order, Synthetic, TestStruct};
 use wstest::{DateTime, Reply, Request, Response};
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Gen(u64);
+/// Generated WSTest values over a deterministic generator, so failures reproduce.
+struct Gen(Rng);
 
 impl Gen {
     fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.below(n)
     }
 
     fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
+        self.0.pick(items)
     }
 
     fn int(&mut self) -> i32 {
@@ -185,7 +183,7 @@ fn check_with(lexers: &[LexerChoice], request: Request<'_>, response: Response<'
 
 #[test]
 fn generated_values_round_trip() {
-    let mut generator = Gen(0x5EED_CAFE_F00D_1234);
+    let mut generator = Gen(Rng(0x5EED_CAFE_F00D_1234));
     for _ in 0..300 {
         let structs = generator.structs(1);
         check(
@@ -273,7 +271,7 @@ fn generated_orders_match_the_reference_shape() {
 /// The server's direct GetOrder writer makes the same bytes as encoding the generated order.
 #[test]
 fn direct_get_order_writer_matches_the_generator() {
-    let mut generator = Gen(42);
+    let mut generator = Gen(Rng(42));
     for message_size in [0, 1, 2, 20, 100, 1000] {
         let params = GetOrder {
             order_id: generator.int(),
@@ -299,7 +297,7 @@ fn direct_get_order_writer_matches_the_generator() {
 /// Floats are written as ryu's shortest text, whichever path writes them.
 #[test]
 fn floats_are_written_in_shortest_form() {
-    let mut generator = Gen(7);
+    let mut generator = Gen(Rng(7));
     let mut values: Vec<f32> = vec![
         2.0,
         2.5,

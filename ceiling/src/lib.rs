@@ -1,0 +1,133 @@
+//! The HTTP ceiling for a WSTest server on this machine: hyper 1.x that reads each POST body whole
+//! and answers with a canned response of the right operation and size, doing no XML work.
+//! A real server's requests per second divided by this one's, measured in the same run on the
+//! same cores, says how close the real server comes to the limit of its HTTP stack.
+//!
+//! # Map
+//! - [`Args`]: the command line.
+//! - [`CannedResponses`]: the response of every post file, computed once at start by the
+//!   `wstest` core, and the choice of one for a request.
+//! - [`run`]: a multi-thread tokio runtime, a task per connection, hyper's HTTP/1.1 defaults.
+//!
+//! It is a separate binary, never a mode of `wstest-server`, so that nothing of the real server
+//! (its routing, limits, pooled buffers or runtime layout) can leak into the yardstick.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use wstest::Operation;
+
+/// ceiling: answers every POST with the canned WSTest response of its operation and size.
+#[derive(Debug, clap::Parser)]
+#[command(version, about, long_about = None)]
+pub struct Args {
+    /// Address to listen on; port 0 picks a free one (the listening line on stderr names it).
+    #[arg(long, default_value = "127.0.0.1:8098")]
+    pub addr: SocketAddr,
+    /// Runtime worker threads; 0 means one per core this process may use.
+    #[arg(long = "threads", default_value_t = 0)]
+    pub threads: usize,
+}
+
+impl Args {
+    /// The worker threads to run.
+    pub fn n_threads(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
+}
+
+/// The response of every post file, by operation and request body length.
+#[derive(Debug, Clone)]
+pub struct CannedResponses {
+    /// (operation, request body length, response), in post-file order.
+    responses: Vec<(Operation, usize, Bytes)>,
+}
+
+impl CannedResponses {
+    /// Answers every post file once with the `wstest` core, dated now.
+    pub fn from_post_files() -> CannedResponses {
+        let unix_millis = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_millis() as i64);
+        let now = wstest::DateTime { unix_millis };
+        let responses = wstest::post_files::all()
+            .into_iter()
+            .map(|file| {
+                let body = file.body();
+                let mut out = Vec::new();
+                wstest::respond(None, &body, now, &mut out)
+                    .unwrap_or_else(|fault| panic!("{}: {fault}", file.name));
+                (file.operation, body.len(), Bytes::from(out))
+            })
+            .collect();
+        CannedResponses { responses }
+    }
+
+    /// The response for a request of `operation` (EchoVoid when the SOAPAction names none) whose
+    /// body is `body_len` bytes: the post file's of the nearest length. A glance, not a parse.
+    pub fn pick(&self, operation: Option<Operation>, body_len: usize) -> Bytes {
+        let operation = operation.unwrap_or(Operation::EchoVoid);
+        self.responses
+            .iter()
+            .filter(|(op, _, _)| *op == operation)
+            .min_by_key(|(_, len, _)| len.abs_diff(body_len))
+            .map(|(_, _, response)| response.clone())
+            .unwrap_or_default()
+    }
+}
+
+/// Serves the canned responses on `listener` with `n_threads` runtime workers until the process
+/// is killed.
+pub fn run(listener: std::net::TcpListener, n_threads: usize) -> anyhow::Result<()> {
+    let canned = Arc::new(CannedResponses::from_post_files());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(n_threads.max(1))
+        .enable_io()
+        .build()?;
+    runtime.block_on(async move {
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            stream.set_nodelay(true)?;
+            let canned = Arc::clone(&canned);
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request| {
+                    let canned = Arc::clone(&canned);
+                    async move { Ok::<_, Infallible>(answer(&canned, request).await) }
+                });
+                // A connection's errors (a client that resets, say) end that connection only.
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    })
+}
+
+async fn answer(canned: &CannedResponses, request: Request<Incoming>) -> Response<Full<Bytes>> {
+    let operation = request
+        .headers()
+        .get("soapaction")
+        .and_then(|value| Operation::from_soap_action(value.as_bytes()).ok().flatten());
+    let body_len = match request.into_body().collect().await {
+        Ok(body) => body.to_bytes().len(),
+        Err(_) => 0,
+    };
+    let mut response = Response::new(Full::new(canned.pick(operation, body_len)));
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/xml; charset=utf-8"),
+    );
+    response
+}

@@ -1,0 +1,61 @@
+//! Helpers shared by the integration tests of every crate in the workspace (a dev-dependency
+//! only; nothing here ships).
+//!
+//! - [`require_tool`]: a test that needs a program from outside Rust (`ab`, `xmllint`) fails with
+//!   the Debian package to install, unless the run opts out with [`SKIP_TOOLS_VAR`].
+//! - [`Rng`]: a small deterministic generator, so that a failure names its seed.
+
+use std::process::{Command, Stdio};
+
+/// Set to `1` to let the tests that need a missing external tool pass over it (with a note on
+/// stderr) instead of failing.
+pub const SKIP_TOOLS_VAR: &str = "WSTEST_SKIP_EXTERNAL_TOOLS";
+
+/// Whether `program` runs (checked with `program version_arg`). When it does not, the test
+/// fails with a message naming `debian_package`, unless [`SKIP_TOOLS_VAR`] is `1`: then this
+/// returns `false` and the caller returns without checking what it could not.
+#[track_caller]
+pub fn require_tool(program: &str, version_arg: &str, debian_package: &str) -> bool {
+    let runs = Command::new(program)
+        .arg(version_arg)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if runs {
+        return true;
+    }
+    if std::env::var(SKIP_TOOLS_VAR).is_ok_and(|value| value == "1") {
+        eprintln!("note: {program} is missing; this test checked nothing ({SKIP_TOOLS_VAR}=1)");
+        return false;
+    }
+    panic!(
+        "this test runs `{program}`, which is not installed: install Debian's {debian_package} \
+         (scripts/test.sh does it), or set {SKIP_TOOLS_VAR}=1 to pass over such tests"
+    );
+}
+
+/// A small deterministic generator (xorshift64*), so that a failure names its seed.
+#[derive(Debug, Clone)]
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// One of `items`, which must not be empty.
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+}
