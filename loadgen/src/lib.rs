@@ -8,35 +8,36 @@
 //! - [`stats`]: samples, counters and histograms; ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
 //! - [`json`]: `--json` files and reading them back for `loadgen merge`.
+//! - [`load`]: the load and nothing else: a plan from the settings, [`load::execute`] to
+//!   [`stats::Results`]; no printing, files, signals or limits.
+//! - [`cell`]: one cell of `loadgen suite`, run in-process through [`load`].
 //!
-//! [`run`] ties them together: resolve, build, start the threads, show progress, report.
+//! [`run`] is ab's front end around [`load`]: banner, progress, Ctrl-C, report and files.
 
+pub mod cell;
 pub mod cli;
 pub mod engine;
 pub mod http;
 pub mod json;
+pub mod load;
 pub mod report;
 pub mod request;
 pub mod stats;
 
 use std::io::{IsTerminal, Write as _};
-use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, bail};
 
 use crate::cli::Settings;
-use crate::engine::{Plan, Shared, Worker};
-use crate::http::BodyChecks;
+use crate::engine::Shared;
 use crate::report::{Display, RunInfo};
 use crate::stats::{MAX_SAMPLES, Results, Table};
 
 /// ab's exit code after Ctrl-C.
 const INTERRUPTED_EXIT_CODE: i32 = 1;
-/// How often the progress lines are brought up to date.
-const PROGRESS_TICK: Duration = Duration::from_millis(100);
 
 /// Runs the benchmark `settings` describe, prints the report, and returns the exit code.
 pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> {
@@ -48,74 +49,8 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         eprint!("{}", cli::usage("loadgen"));
         return Ok(cli::USAGE_EXIT_CODE);
     }
-    let body = match &settings.body_file {
-        Some(file) => Some(
-            std::fs::read(&file.path)
-                .with_context(|| format!("Invalid postfile name ({})", file.path))?,
-        ),
-        None => None,
-    };
-    let addr = resolve(settings)?;
-    let bind = match &settings.bind_address {
-        Some(address) => Some(
-            (address.as_str(), 0)
-                .to_socket_addrs()
-                .ok()
-                .and_then(|mut addrs| addrs.find(|a| a.is_ipv4() == addr.is_ipv4()))
-                .with_context(|| format!("cannot bind to {address}: no such local address"))?,
-        ),
-        None => None,
-    };
-    let request = request::build(settings, body.as_deref());
-    let concurrency = settings.concurrency as usize;
-    // A socket a connection, and a few files besides: raise the soft limit as far as needed
-    // (the default 1024 would fail -c 2000 with "Too many open files").
-    let files_needed = concurrency as u64 + 64;
-    match rlimit::increase_nofile_limit(files_needed) {
-        Ok(limit) if limit < files_needed => eprintln!(
-            "loadgen: -c {concurrency} needs about {files_needed} open files, but the limit is {limit} (ulimit -n)"
-        ),
-        _ => {}
-    }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let n_threads = settings.n_threads.unwrap_or(cores).min(concurrency).max(1);
-    let plan = Arc::new(Plan {
-        request,
-        addr,
-        bind,
-        socket_buffer: settings.socket_buffer_size,
-        keep_alive: settings.keep_alive,
-        n_requests: settings.n_requests,
-        time_limit: settings.time_limit(),
-        warmup: settings.warmup.unwrap_or_default(),
-        rate: settings.rate,
-        request_timeout: settings.request_timeout,
-        stall_timeout: settings.stall_timeout,
-        continue_on_receive_errors: settings.continue_on_receive_errors,
-        variable_length: settings.variable_length,
-        expect_status: settings.expect_status,
-        checks: BodyChecks::new(
-            settings.expect_body.as_deref(),
-            settings.reject_body.as_deref(),
-        ),
-        verbosity: settings.verbosity,
-        n_threads,
-        concurrency,
-        sample_cap: MAX_SAMPLES,
-    });
-    let info = RunInfo {
-        hostname: settings.target.host.clone(),
-        port: settings.target.port,
-        path: settings.target.path.clone(),
-        proxy: settings.proxy.clone(),
-        concurrency: concurrency as u64,
-        keep_alive: settings.keep_alive,
-        send_body: body.is_some(),
-        variable_length: settings.variable_length,
-        rate: settings.rate,
-        n_threads,
-        method: settings.method.clone(),
-    };
+    raise_open_file_limit(settings.concurrency as usize);
+    let (plan, info) = load::plan_of(settings)?;
     let display = Display {
         html: settings.html,
         table_attributes: settings.table_attributes.clone().unwrap_or_default(),
@@ -169,22 +104,13 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
         .context("cannot catch Ctrl-C")?;
 
-    let started = Instant::now();
     let started_wall = SystemTime::now();
-    let shared = Arc::new(Shared::new(&plan, started));
-    let threads = run_threads(&plan, &shared, heartbeat, &interrupted)?;
-    let interrupted = interrupted.load(Ordering::Relaxed);
-    let mut results = Results::merge(threads);
-    first_response(&shared, &mut results);
-    if interrupted && results.time_taken == 0.0 {
-        results.time_taken = started.elapsed().as_secs_f64();
-    }
-
-    let abort = shared
-        .abort
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .clone();
+    let mut progress = Progress::new(heartbeat, Instant::now() + plan.warmup);
+    let outcome = load::execute(&plan, &interrupted, &mut |shared| progress.update(shared))?;
+    progress.finish(outcome.completed);
+    let interrupted = outcome.stopped;
+    let abort = outcome.abort;
+    let mut results = outcome.results;
     if let Some(abort) = &abort {
         eprintln!("{}", abort.message);
         if results.counters.complete > 0 {
@@ -218,85 +144,6 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         None if interrupted => INTERRUPTED_EXIT_CODE,
         None => 0,
     })
-}
-
-/// Starts one worker a thread, shows progress until they end, and returns their statistics.
-fn run_threads(
-    plan: &Arc<Plan>,
-    shared: &Arc<Shared>,
-    heartbeat: Option<Heartbeat>,
-    interrupted: &AtomicBool,
-) -> anyhow::Result<Vec<stats::ThreadStats>> {
-    let (n_threads, concurrency) = (plan.n_threads, plan.concurrency);
-    // Each thread says once that it has ended, so that a short run ends at once rather than at
-    // the next progress tick.
-    let (ended_tx, ended_rx) = std::sync::mpsc::channel::<()>();
-    let mut handles = Vec::with_capacity(n_threads);
-    for index in 0..n_threads {
-        // Connections split evenly; the first threads take the remainder.
-        let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
-        let worker = Worker::new(index, n_connections, Arc::clone(plan), Arc::clone(shared))
-            .context("cannot create an event loop")?;
-        let ended = ended_tx.clone();
-        let handle = std::thread::Builder::new()
-            .name(format!("loadgen-{index}"))
-            .spawn(move || {
-                let stats = worker.run();
-                let _ = ended.send(());
-                stats
-            })
-            .context("cannot start a thread")?;
-        handles.push(handle);
-    }
-    drop(ended_tx);
-    let mut progress = Progress::new(heartbeat, shared.started + plan.warmup);
-    let mut running = n_threads;
-    while running > 0 {
-        match ended_rx.recv_timeout(PROGRESS_TICK) {
-            Ok(()) => running -= 1,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            // A thread that panicked sends nothing; join below reports it.
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-        if interrupted.load(Ordering::Relaxed) {
-            shared.stop.store(true, Ordering::Relaxed);
-        }
-        progress.update(shared);
-    }
-    let mut threads = Vec::with_capacity(n_threads);
-    for handle in handles {
-        match handle.join() {
-            Ok(stats) => threads.push(stats),
-            Err(_) => bail!("a load thread panicked"),
-        }
-    }
-    progress.update(shared);
-    progress.finish(shared);
-    Ok(threads)
-}
-
-/// The first response's `Server` header and body length, which the threads left in `shared`.
-fn first_response(shared: &Shared, results: &mut Results) {
-    if let Some(server) = shared
-        .server_software
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-        .as_deref()
-    {
-        // ab shows the value up to its first space or control character.
-        let text = String::from_utf8_lossy(server);
-        results.server_software = text
-            .split(|c: char| c <= ' ')
-            .next()
-            .unwrap_or("")
-            .to_owned();
-    }
-    let document_length = shared.document_length.load(Ordering::Relaxed);
-    results.document_length = if document_length == u64::MAX {
-        0
-    } else {
-        document_length
-    };
 }
 
 /// The files a run writes besides its report: `-e`, `-g`, `--json`.
@@ -347,7 +194,7 @@ impl Files<'_> {
 }
 
 /// ab's table: exact from every sample when they were all kept, else from the histograms.
-fn table_of(results: &mut Results) -> Option<Table> {
+pub(crate) fn table_of(results: &mut Results) -> Option<Table> {
     if results.counters.complete == 0 {
         return None;
     }
@@ -396,29 +243,16 @@ pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-fn resolve(settings: &Settings) -> anyhow::Result<SocketAddr> {
-    let (host, port) = match &settings.proxy {
-        Some(proxy) => {
-            let (host, port) = proxy
-                .rsplit_once(':')
-                .with_context(|| format!("proxy {proxy:?}: expected host:port"))?;
-            let port = port
-                .parse::<u16>()
-                .with_context(|| format!("proxy {proxy:?}: bad port"))?;
-            (
-                host.trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .to_owned(),
-                port,
-            )
-        }
-        None => (settings.target.host.clone(), settings.target.port),
-    };
-    (host.as_str(), port)
-        .to_socket_addrs()
-        .with_context(|| format!("apr_sockaddr_info_get() for {host}"))?
-        .next()
-        .with_context(|| format!("apr_sockaddr_info_get() for {host}: no address"))
+/// Raises the soft limit of open files as far as `concurrency` connections need (the default
+/// 1024 would fail -c 2000 with "Too many open files"); says so when it cannot.
+pub fn raise_open_file_limit(concurrency: usize) {
+    let files_needed = concurrency as u64 + 64;
+    match rlimit::increase_nofile_limit(files_needed) {
+        Ok(limit) if limit < files_needed => eprintln!(
+            "loadgen: -c {concurrency} needs about {files_needed} open files, but the limit is {limit} (ulimit -n)"
+        ),
+        _ => {}
+    }
 }
 
 /// How often ab's `Completed N requests` line comes.
@@ -488,8 +322,7 @@ impl Progress {
         let _ = stderr.flush();
     }
 
-    fn finish(&mut self, shared: &Shared) {
-        let done = shared.total_completed();
+    fn finish(&mut self, done: u64) {
         let mut stderr = std::io::stderr().lock();
         if self.live {
             let _ = write!(stderr, "\r\x1b[2K");

@@ -1,4 +1,5 @@
-//! `loadgen`: parse the command line, run, map the outcome to an exit code.
+//! `loadgen`: parse the command line, run (or merge, or run the suite), map the outcome to an
+//! exit code.
 
 use std::process::ExitCode;
 
@@ -6,6 +7,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let outcome = if args.first().map(String::as_str) == Some("merge") {
         loadgen::merge(&args[1..])
+    } else if args.first().map(String::as_str) == Some("suite") {
+        suite::run(&args[1..], &loadgen::cell::Loadgen)
     } else {
         match loadgen::cli::parse(&args) {
             Ok(settings) => loadgen::run(&settings, &args),

@@ -1,5 +1,5 @@
 //! Integration tests of loadgen: the command line, the response parser, the report's text, and
-//! the binary against misbehaving test servers and beside ab.
+//! the binary against misbehaving test servers and beside ab, and `loadgen suite`.
 
 mod ab;
 mod cli;
@@ -7,3 +7,4 @@ mod http;
 mod report;
 mod runs;
 mod servers;
+mod suite;

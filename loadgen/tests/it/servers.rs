@@ -27,6 +27,9 @@ pub(crate) enum Behaviour {
     Garbage,
     /// A head that never ends, 100 KiB of it.
     EndlessHead,
+    /// [`BODY`] to the first request the server reads; every later one is closed unanswered,
+    /// as by a server that died after its first answer.
+    AnswerOnce,
 }
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
@@ -133,6 +136,8 @@ fn serve(
                 response(200, connection, body)
             }
             Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::AnswerOnce if n == 0 => response(200, "close", BODY),
+            Behaviour::AnswerOnce => return,
             Behaviour::Garbage => b"SSH-2.0-OpenSSH_9.2\r\n\r\n".to_vec(),
             Behaviour::EndlessHead => {
                 let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();

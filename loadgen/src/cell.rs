@@ -1,0 +1,92 @@
+//! loadgen as the suite's load client: a cell becomes the command line a user would type
+//! (`-q -k -c N -p FILE -T TYPE -H ... --duration D --warmup W`), which is parsed and run
+//! in-process through [`crate::load`], so the suite's figures are a direct run's figures.
+
+use std::sync::atomic::AtomicBool;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+use suite::client::{CellFigures, CellSpec, LoadClient};
+
+use crate::{cli, json, load, table_of};
+
+/// loadgen, run in this process.
+#[derive(Debug, Default)]
+pub struct Loadgen;
+
+/// The command line of a direct loadgen run of `cell`.
+pub fn command_line(cell: &CellSpec) -> Vec<String> {
+    let mut args = vec![
+        "-q".to_owned(),
+        "-k".to_owned(),
+        "-c".to_owned(),
+        cell.concurrency.to_string(),
+        "-p".to_owned(),
+        cell.body_file.display().to_string(),
+        "-T".to_owned(),
+        cell.content_type.clone(),
+    ];
+    for header in &cell.headers {
+        args.push("-H".to_owned());
+        args.push(header.clone());
+    }
+    args.push(format!("--duration={}s", cell.duration.as_secs_f64()));
+    if !cell.warmup.is_zero() {
+        args.push(format!("--warmup={}s", cell.warmup.as_secs_f64()));
+    }
+    if let Some(text) = &cell.expect_body {
+        args.push(format!("--expect-body={text}"));
+    }
+    if let Some(text) = &cell.reject_body {
+        args.push(format!("--reject-body={text}"));
+    }
+    args.push(cell.url.clone());
+    args
+}
+
+impl LoadClient for Loadgen {
+    fn name(&self) -> &str {
+        "loadgen"
+    }
+
+    fn version(&self) -> String {
+        format!("loadgen {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn run(&self, cell: &CellSpec) -> anyhow::Result<CellFigures> {
+        let args = command_line(cell);
+        let settings = cli::parse(&args).map_err(|error| anyhow::anyhow!("{error}"))?;
+        crate::raise_open_file_limit(settings.concurrency as usize);
+        let (plan, info) = load::plan_of(&settings)?;
+        let started_unix = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs_f64()
+            + plan.warmup.as_secs_f64();
+        let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
+        if let Some(abort) = &outcome.abort {
+            anyhow::bail!("{}", abort.message.trim());
+        }
+        let mut results = outcome.results;
+        let table = table_of(&mut results);
+        let context = json::Context {
+            command_line: &args,
+            settings: json::RunSettings::of(&settings),
+            started_unix,
+            info: &info,
+        };
+        let report = json::build(&context, &results, table.as_ref());
+        let percentile_ms =
+            |quantile: f64| results.histograms.total.value_at_quantile(quantile) as f64 / 1000.0;
+        let counters = &results.counters;
+        Ok(CellFigures {
+            requests_per_second: report.summary.requests_per_second,
+            complete: counters.complete,
+            failed: counters.failed,
+            non_2xx: counters.non_2xx,
+            p50_ms: percentile_ms(0.50),
+            p99_ms: percentile_ms(0.99),
+            document: serde_json::to_value(&report).context("serialising the run")?,
+        })
+    }
+}

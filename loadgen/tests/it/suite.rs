@@ -1,0 +1,285 @@
+//! `loadgen suite` end to end: against our own server (the wstest-server binary of this
+//! workspace) in every format and with charts, against targets that answer wrongly, are down or
+//! stop answering, with bad manifests, and with ab beside loadgen.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::servers::{Behaviour, TestServer, refused_port};
+
+fn repo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The wstest-server binary beside this loadgen, built if `cargo test` did not build it.
+fn server_bin() -> PathBuf {
+    let path = Path::new(env!("CARGO_BIN_EXE_loadgen")).with_file_name("wstest-server");
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "-q", "-p", "server", "--manifest-path"])
+            .arg(repo_dir().join("Cargo.toml"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "building wstest-server");
+    }
+    path
+}
+
+/// Runs `loadgen suite` with short cells and `args`.
+fn suite(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args([
+            "suite",
+            "--duration",
+            "100ms",
+            "--warmup",
+            "0s",
+            "--repeat",
+            "1",
+        ])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const TESTS: [&str; 8] = [
+    "EchoVoid",
+    "EchoStruct-20",
+    "EchoStruct-100",
+    "EchoList-20",
+    "EchoList-100",
+    "EchoSynthetic-1k",
+    "GetOrder-20",
+    "GetOrder-100",
+];
+
+#[test]
+fn the_suite_measures_our_server_in_every_format() {
+    let server = server_bin();
+    let server = server.to_str().unwrap();
+    // (format, what its output must hold besides every test name)
+    let cases: &[(&str, &str)] = &[
+        ("table", "WSTest requests per second"),
+        ("markdown", "| test | c | wstest |"),
+        (
+            "csv",
+            "test,concurrency,target,client,status,requests_per_second",
+        ),
+        ("json", "\"cells\""),
+    ];
+    for (format, marker) in cases {
+        let output = suite(&["--server-bin", server, "--format", format]);
+        let stdout = text(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{format}: {stdout}{}",
+            text(&output.stderr)
+        );
+        assert!(stdout.contains(marker), "{format}: {stdout}");
+        for test in TESTS {
+            assert!(stdout.contains(test), "{format}: no {test} in {stdout}");
+        }
+        let wrong = if *format == "json" {
+            "\"wrong\": \""
+        } else {
+            "wrong"
+        };
+        assert!(!stdout.contains(wrong), "{format}: {stdout}");
+    }
+}
+
+#[test]
+fn the_results_folder_holds_every_case_and_the_charts() {
+    let server = server_bin();
+    let out = std::env::temp_dir().join(format!("loadgen-suite-out-{}", std::process::id()));
+    let output = suite(&[
+        "--server-bin",
+        server.to_str().unwrap(),
+        "--concurrency",
+        "2,8",
+        "--format",
+        "csv",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), TESTS.len() * 2);
+    for test in TESTS {
+        for concurrency in [2, 8] {
+            let cell = cells
+                .iter()
+                .find(|cell| cell["test"] == test && cell["concurrency"] == concurrency)
+                .unwrap_or_else(|| panic!("no cell {test} c={concurrency}"));
+            let tps = cell["summary"]["requests_per_second"].as_f64().unwrap();
+            assert!(tps > 0.0, "{test} c={concurrency}: {cell}");
+            // Each run keeps loadgen's whole JSON document, histograms included.
+            assert!(cell["runs"][0]["document"]["histograms"]["total"].is_string());
+        }
+    }
+    for chart in ["tps.svg", "latency.svg", "tps-concurrency.svg"] {
+        let svg = std::fs::read_to_string(out.join(chart)).unwrap();
+        roxmltree::Document::parse(&svg).unwrap_or_else(|error| panic!("{chart}: {error}"));
+        for test in TESTS {
+            assert!(svg.contains(test), "{chart} does not name {test}");
+        }
+    }
+    let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(markdown.contains("![tps.svg](tps.svg)"), "{markdown}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn wrong_answers_are_reported_and_not_timed() {
+    // A 200 without the expected element, and a 500: neither is a WSTest answer.
+    for (behaviour, reason) in [
+        (
+            Behaviour::Status(200),
+            "no \"EchoVoidResponse\" in the answer",
+        ),
+        (Behaviour::Status(500), "status 500"),
+    ] {
+        let server = TestServer::start(behaviour);
+        let target = format!("bad={}", server.url());
+        let output = suite(&["--target", &target]);
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!(output.status.code(), Some(3), "{stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!("bad is wrong on EchoVoid: {reason}")),
+            "{stderr}"
+        );
+        for test in TESTS {
+            assert!(
+                stdout
+                    .lines()
+                    .any(|line| line.starts_with(test) && line.ends_with("wrong")),
+                "{test}: {stdout}"
+            );
+        }
+        // One check a case, no timed request.
+        assert_eq!(server.requests(), TESTS.len() as u64);
+    }
+}
+
+#[test]
+fn a_target_that_is_down_or_stops_answering_is_an_error() {
+    let down = format!("down=http://127.0.0.1:{}/WSTest", refused_port());
+    let output = suite(&["--target", &down]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("target down does not answer at http://127.0.0.1:"),
+        "{stderr}"
+    );
+    // Answers its one check, then never again.
+    let server = TestServer::start(Behaviour::AnswerOnce);
+    let manifest = write_manifest(
+        "stops",
+        "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n",
+    );
+    let target = format!("dying={}", server.url());
+    let output = suite(&[
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--target",
+        &target,
+    ]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("target dying answered no request of Hello"),
+        "{stderr}"
+    );
+}
+
+/// A manifest and a body file in a folder of their own; returns the manifest's path.
+fn write_manifest(name: &str, manifest: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("loadgen-suite-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("body.txt"), "ping").unwrap();
+    let path = dir.join("manifest.toml");
+    std::fs::write(&path, manifest).unwrap();
+    path
+}
+
+#[test]
+fn bad_manifests_are_clear_errors() {
+    const ENTRY: &str =
+        "[[file]]\nname = \"body.txt\"\ntest = \"A\"\ncontent_type = \"text/plain\"\n";
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "missing-file",
+            "[[file]]\nname = \"nowhere.xml\"\ntest = \"A\"\ncontent_type = \"text/plain\"\n"
+                .to_owned(),
+            "manifest.toml:2: no body file",
+        ),
+        (
+            "unknown-key",
+            format!("{ENTRY}colour = \"blue\"\n"),
+            "unknown field `colour`",
+        ),
+        (
+            "duplicate",
+            format!("{ENTRY}\n{ENTRY}"),
+            "manifest.toml:8: test \"A\" is already named at line 3",
+        ),
+        ("empty", String::new(), "missing field `file`"),
+    ];
+    for (name, manifest, expected) in cases {
+        let path = write_manifest(name, manifest);
+        let output = suite(&["--manifest", path.to_str().unwrap(), "--no-pin"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{name}: {stderr}");
+        assert!(stderr.contains(expected), "{name}: {stderr}");
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+}
+
+#[test]
+fn ab_and_loadgen_agree_on_echovoid() {
+    if !testkit::require_tool("ab", "-V", "apache2-utils") {
+        return;
+    }
+    let server = server_bin();
+    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["suite", "--tests", "EchoVoid", "--client", "ab,loadgen"])
+        .args([
+            "--duration",
+            "1s",
+            "--warmup",
+            "200ms",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ])
+        .arg("--server-bin")
+        .arg(&server)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let tps = |client: &str| {
+        results["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|cell| cell["client"] == client)
+            .and_then(|cell| cell["summary"]["requests_per_second"].as_f64())
+            .unwrap_or_else(|| panic!("no {client} cell"))
+    };
+    let (ab, loadgen) = (tps("ab"), tps("loadgen"));
+    // A sanity check of the two columns, not a benchmark.
+    assert!(
+        (0.75..=1.25).contains(&(ab / loadgen)),
+        "ab {ab:.0}/s, loadgen {loadgen:.0}/s"
+    );
+}

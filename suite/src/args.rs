@@ -1,0 +1,97 @@
+//! The command line of `loadgen suite`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+
+/// loadgen suite: runs the WSTest matrix (test x concurrency x target x client) from a
+/// manifest, checks every answer first, and reports requests per second per test and target.
+#[derive(Debug, Clone, clap::Parser)]
+#[command(name = "loadgen suite", version, about, long_about = None)]
+pub struct Args {
+    /// The manifest of cases (default: post_files/manifest.toml of the workspace loadgen was
+    /// built in, or of the current folder).
+    #[arg(long)]
+    pub manifest: Option<PathBuf>,
+    /// Tests to run, by name, comma-separated (default: every case of the manifest).
+    #[arg(long, value_delimiter = ',')]
+    pub tests: Vec<String>,
+    /// Connection counts to sweep, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "30")]
+    pub concurrency: Vec<u32>,
+    /// Measured time per cell (`5s`, `200ms`, `1.5`).
+    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// Warm-up per cell, not counted.
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    pub warmup: Duration,
+    /// Runs of each cell; the table shows the median and the min-max spread.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+    /// Load clients, comma-separated: loadgen, ab.
+    #[arg(long = "client", value_delimiter = ',', default_value = "loadgen")]
+    pub clients: Vec<String>,
+    /// A running server to measure, NAME=URL (repeatable).
+    #[arg(long = "target", value_name = "NAME=URL")]
+    pub targets: Vec<String>,
+    /// A server the suite starts and stops (repeatable): `wstest` (ours), `ceiling` (the HTTP
+    /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-jibx, node-soap,
+    /// python-spyne). With no --target and no --stack: wstest.
+    #[arg(long = "stack", value_name = "NAME")]
+    pub stacks: Vec<String>,
+    /// The wstest-server binary (default: the one beside loadgen).
+    #[arg(long)]
+    pub server_bin: Option<PathBuf>,
+    /// Where the stacks' folders are (default: scripts/stacks beside the manifest's folder).
+    #[arg(long)]
+    pub stacks_dir: Option<PathBuf>,
+    /// Cores for the servers the suite starts, e.g. `0` or `0-1` (default: the first core).
+    #[arg(long)]
+    pub server_cpus: Option<String>,
+    /// Cores for the load clients (default: the other cores).
+    #[arg(long)]
+    pub client_cpus: Option<String>,
+    /// Pin nothing.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Show p50 and p99 latency beside requests per second.
+    #[arg(long)]
+    pub latency: bool,
+    /// The format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Write results.json, results.md and SVG charts into this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+/// `5s`, `200ms`, `2m`, `1.5` (seconds).
+pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .with_context(|| format!("{text:?}: expected a duration such as 5s, 200ms or 2m"))?;
+    let seconds = match unit {
+        "ms" => value / 1000.0,
+        "s" => value,
+        "m" => value * 60.0,
+        _ => bail!("{text:?}: the unit is one of ms, s, m"),
+    };
+    if !(seconds.is_finite() && seconds >= 0.0) {
+        bail!("{text:?}: not a duration");
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}

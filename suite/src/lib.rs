@@ -1,0 +1,279 @@
+//! `loadgen suite`: the WSTest matrix (test x concurrency x target x client) from a manifest,
+//! every answer checked before any cell is timed, and the results as a table, Markdown, CSV,
+//! JSON and SVG charts. The suite knows no SOAP (its cases are the manifest's data) and no load
+//! engine: the `loadgen` binary hands it loadgen's client, and ab is run as a child process.
+//!
+//! # Map
+//! - [`args`]: the command line.
+//! - [`manifest`]: the cases, read from `post_files/manifest.toml` or `--manifest`.
+//! - [`placement`]: servers and clients on separate cores.
+//! - [`target`]: servers the suite starts (ours, the ceiling, stacks) or finds at a URL.
+//! - [`check`]: one request per case and target, judged before any timing.
+//! - [`client`]: the [`client::LoadClient`] interface, and ab as one.
+//! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
+//! - [`output`]: the results document and its table in each format.
+//! - [`chart`]: the SVG charts.
+
+pub mod args;
+pub mod chart;
+pub mod check;
+pub mod client;
+pub mod manifest;
+pub mod matrix;
+pub mod output;
+pub mod placement;
+pub mod target;
+
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context as _, bail};
+use clap::Parser as _;
+
+use crate::args::{Args, Format};
+use crate::client::{AbClient, LoadClient};
+use crate::matrix::Matrix;
+use crate::output::{Described, Machine, SuiteResults};
+use crate::placement::Placement;
+use crate::target::{Target, TargetSpec};
+
+/// The exit code when the suite ran to the end but some target answered a case wrongly or
+/// some request failed.
+pub const WRONG_EXIT_CODE: i32 = 3;
+
+/// Runs `loadgen suite ARGS...` (`argv` without the `suite` word) with `loadgen` as the
+/// loadgen client; prints the table and writes `--out`. Returns the exit code.
+pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
+    let args = match Args::try_parse_from(
+        std::iter::once("loadgen suite".to_owned()).chain(argv.iter().cloned()),
+    ) {
+        Ok(args) => args,
+        Err(error) => {
+            let code = if error.use_stderr() { 2 } else { 0 };
+            let _ = error.print();
+            return Ok(code);
+        }
+    };
+    let manifest_path = match &args.manifest {
+        Some(path) => path.clone(),
+        None => default_manifest()?,
+    };
+    let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests)?;
+    // Before the suite pins itself, which narrows what this process sees.
+    let machine = Machine::this();
+    let placement = Placement::choose(
+        args.server_cpus.as_deref(),
+        args.client_cpus.as_deref(),
+        args.no_pin,
+    )?;
+    if let Some(placement) = &placement {
+        placement.enter_client()?;
+    }
+    let ab = AbClient {
+        program: "ab".to_owned(),
+    };
+    let mut clients: Vec<&dyn LoadClient> = Vec::new();
+    for name in &args.clients {
+        match name.as_str() {
+            "loadgen" => clients.push(loadgen),
+            "ab" => clients.push(&ab),
+            other => bail!("unknown client {other:?} (loadgen, ab)"),
+        }
+    }
+    let specs = target_specs(&args, &manifest_path)?;
+    let mut targets = Vec::with_capacity(specs.len());
+    for spec in &specs {
+        // Started ones stop when `targets` is dropped, also on an error.
+        targets.push(Target::start(spec, placement.as_ref())?);
+    }
+    let matrix = Matrix {
+        cases: &cases,
+        concurrencies: &args.concurrency,
+        clients: &clients,
+        duration: args.duration,
+        warmup: args.warmup,
+        repeat: args.repeat,
+    };
+    let cells = matrix.run(&mut targets)?;
+    let results = SuiteResults {
+        format: 1,
+        command_line: std::iter::once("loadgen suite".to_owned())
+            .chain(argv.iter().cloned())
+            .collect(),
+        date: utc_now(),
+        machine,
+        placement,
+        duration_s: args.duration.as_secs_f64(),
+        warmup_s: args.warmup.as_secs_f64(),
+        repeat: args.repeat,
+        targets: targets
+            .iter()
+            .map(|target| Described {
+                name: target.name.clone(),
+                url: Some(target.url.clone()),
+                version: target.version.clone(),
+            })
+            .collect(),
+        clients: clients
+            .iter()
+            .map(|client| Described {
+                name: client.name().to_owned(),
+                url: None,
+                version: client.version(),
+            })
+            .collect(),
+        tests: cases.iter().map(|case| case.test.clone()).collect(),
+        concurrencies: args.concurrency.clone(),
+        cells,
+    };
+    drop(targets);
+    match args.format {
+        Format::Table => print!("{}", results.text(args.latency)),
+        Format::Markdown => print!("{}", results.markdown(args.latency)),
+        Format::Csv => print!("{}", results.csv()),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&results)?),
+    }
+    if let Some(dir) = &args.out {
+        write_out(&results, dir, args.latency)?;
+    }
+    let clean = results.cells.iter().all(|cell| {
+        cell.wrong.is_none()
+            && cell
+                .summary
+                .is_none_or(|summary| summary.failed + summary.non_2xx == 0)
+    });
+    Ok(if clean { 0 } else { WRONG_EXIT_CODE })
+}
+
+/// `results.json`, `results.md` (the table, then the charts) and the SVG charts.
+fn write_out(results: &SuiteResults, dir: &Path, latency: bool) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let json = serde_json::to_string_pretty(results)? + "\n";
+    std::fs::write(dir.join("results.json"), json)
+        .with_context(|| format!("writing {}", dir.join("results.json").display()))?;
+    let charts = chart::write_all(results, dir)?;
+    let mut markdown = results.markdown(latency);
+    markdown.push('\n');
+    for chart in charts {
+        markdown.push_str(&format!("![{chart}]({chart})\n"));
+    }
+    std::fs::write(dir.join("results.md"), markdown)
+        .with_context(|| format!("writing {}", dir.join("results.md").display()))?;
+    Ok(())
+}
+
+/// What `--stack` and `--target` name, or ours alone.
+fn target_specs(args: &Args, manifest_path: &Path) -> anyhow::Result<Vec<TargetSpec>> {
+    let exe_dir = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let stacks_dir = match &args.stacks_dir {
+        Some(dir) => dir.clone(),
+        None => manifest_path
+            .canonicalize()
+            .unwrap_or_else(|_| manifest_path.to_path_buf())
+            .parent()
+            .and_then(Path::parent)
+            .map(|repo| repo.join("scripts/stacks"))
+            .unwrap_or_default(),
+    };
+    let mut specs = Vec::new();
+    let stacks: Vec<String> = if args.stacks.is_empty() && args.targets.is_empty() {
+        vec!["wstest".to_owned()]
+    } else {
+        args.stacks.clone()
+    };
+    for name in stacks {
+        let spec = match name.as_str() {
+            "wstest" => TargetSpec::Binary {
+                program: match &args.server_bin {
+                    Some(path) => path.clone(),
+                    None => beside(&exe_dir, "wstest-server", "cargo build --release -p server")?,
+                },
+                name,
+            },
+            "ceiling" => TargetSpec::Binary {
+                program: beside(&exe_dir, "ceiling", "cargo build --release -p ceiling")?,
+                name,
+            },
+            _ => TargetSpec::Stack {
+                dir: stacks_dir.join(&name),
+                name,
+            },
+        };
+        specs.push(spec);
+    }
+    for target in &args.targets {
+        let Some((name, url)) = target.split_once('=') else {
+            bail!("--target {target:?}: expected NAME=URL");
+        };
+        check::split_url(url)?;
+        specs.push(TargetSpec::Url {
+            name: name.to_owned(),
+            url: url.to_owned(),
+        });
+    }
+    for (idx, spec) in specs.iter().enumerate() {
+        if specs[..idx]
+            .iter()
+            .any(|earlier| earlier.name() == spec.name())
+        {
+            bail!("two targets are named {:?}", spec.name());
+        }
+    }
+    Ok(specs)
+}
+
+/// A binary of the workspace beside loadgen's own.
+fn beside(exe_dir: &Path, name: &str, build: &str) -> anyhow::Result<PathBuf> {
+    let path = exe_dir.join(name);
+    if !path.is_file() {
+        bail!(
+            "no {name} beside loadgen in {} ({build}, or pass --server-bin / --target)",
+            exe_dir.display()
+        );
+    }
+    Ok(path)
+}
+
+/// `post_files/manifest.toml` of the workspace loadgen was built in (the binary sits in
+/// `target/PROFILE/`), or of the current folder.
+fn default_manifest() -> anyhow::Result<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Ok(exe) = std::env::current_exe() {
+        candidates.extend(
+            exe.ancestors()
+                .skip(1)
+                .take(4)
+                .map(|dir| dir.join("post_files/manifest.toml")),
+        );
+    }
+    candidates.push(PathBuf::from("post_files/manifest.toml"));
+    candidates.into_iter().find(|path| path.is_file()).context(
+        "no post_files/manifest.toml beside loadgen's workspace or here; pass --manifest FILE",
+    )
+}
+
+/// `2026-12-03 07:30 UTC`, from the system clock (civil-from-days, Howard Hinnant's algorithm).
+fn utc_now() -> String {
+    let seconds = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs()) as i64;
+    let days = seconds.div_euclid(86_400);
+    let of_day = seconds.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        of_day / 3600,
+        of_day % 3600 / 60
+    )
+}

@@ -1,0 +1,132 @@
+//! The suite's matrix comes from a manifest (by default `post_files/manifest.toml`): one
+//! `[[file]]` per case, naming the body file and everything needed to post it and to judge the
+//! answer. The suite reads these as data; what they mean (SOAP, here) is the manifest's business.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use serde::Deserialize;
+
+/// One case of the matrix.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// The test's name in tables and charts (`EchoStruct-20`).
+    pub test: String,
+    pub body_file: PathBuf,
+    pub content_type: String,
+    pub headers: Vec<String>,
+    pub expect_body: Option<String>,
+    pub reject_body: Option<String>,
+    /// The answer must be well-formed XML.
+    pub expect_xml: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(rename = "file")]
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    name: toml::Spanned<String>,
+    test: toml::Spanned<String>,
+    content_type: String,
+    #[serde(default)]
+    headers: Vec<String>,
+    expect_body: Option<String>,
+    reject_body: Option<String>,
+    #[serde(default)]
+    expect_xml: bool,
+    // Described for scripts and people; the suite does not use them.
+    #[serde(default, rename = "operation")]
+    _operation: Option<String>,
+    #[serde(default, rename = "soap_action")]
+    _soap_action: Option<String>,
+    #[serde(default, rename = "size")]
+    _size: Option<u64>,
+    #[serde(default, rename = "bytes")]
+    _bytes: Option<u64>,
+}
+
+/// Reads the manifest at `path`; body files are found beside it. Errors name the file and line.
+pub fn read(path: &Path) -> anyhow::Result<Vec<Case>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the manifest {}", path.display()))?;
+    parse(&text, path)
+}
+
+fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
+    // toml's messages already say "at line N, column M".
+    let file: File =
+        toml::from_str(text).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let line_of = |span: std::ops::Range<usize>| text[..span.start].lines().count().max(1);
+    let mut cases: Vec<Case> = Vec::with_capacity(file.entries.len());
+    let mut tests: Vec<&toml::Spanned<String>> = Vec::new();
+    for entry in &file.entries {
+        let test = &entry.test;
+        if let Some(first) = tests.iter().find(|seen| seen.get_ref() == test.get_ref()) {
+            bail!(
+                "{}:{}: test {:?} is already named at line {}",
+                path.display(),
+                line_of(test.span()),
+                test.get_ref(),
+                line_of(first.span())
+            );
+        }
+        tests.push(test);
+        let body_file = dir.join(entry.name.get_ref());
+        if !body_file.is_file() {
+            bail!(
+                "{}:{}: no body file {}",
+                path.display(),
+                line_of(entry.name.span()),
+                body_file.display()
+            );
+        }
+        cases.push(Case {
+            test: test.get_ref().clone(),
+            body_file,
+            content_type: entry.content_type.clone(),
+            headers: entry.headers.clone(),
+            expect_body: entry.expect_body.clone(),
+            reject_body: entry.reject_body.clone(),
+            expect_xml: entry.expect_xml,
+        });
+    }
+    if cases.is_empty() {
+        bail!("{}: no [[file]] entries", path.display());
+    }
+    Ok(cases)
+}
+
+/// The cases whose test names are in `names` (all when `names` is empty), in manifest order;
+/// an unknown name is an error that lists the known ones.
+pub fn select(cases: Vec<Case>, names: &[String]) -> anyhow::Result<Vec<Case>> {
+    if names.is_empty() {
+        return Ok(cases);
+    }
+    for name in names {
+        if !cases
+            .iter()
+            .any(|case| case.test.eq_ignore_ascii_case(name))
+        {
+            let known: Vec<&str> = cases.iter().map(|case| case.test.as_str()).collect();
+            bail!(
+                "no test {name:?} in the manifest (it has {})",
+                known.join(", ")
+            );
+        }
+    }
+    Ok(cases
+        .into_iter()
+        .filter(|case| {
+            names
+                .iter()
+                .any(|name| case.test.eq_ignore_ascii_case(name))
+        })
+        .collect())
+}

@@ -1,0 +1,272 @@
+//! What a suite run reports: [`SuiteResults`] (every figure, as `results.json`) and its table
+//! as text, Markdown, CSV or JSON.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::matrix::CellResult;
+use crate::placement::Placement;
+
+/// Everything a run found, with what is needed to repeat it.
+#[derive(Debug, Serialize)]
+pub struct SuiteResults {
+    pub format: u32,
+    pub command_line: Vec<String>,
+    /// `2026-12-03 07:30 UTC`.
+    pub date: String,
+    pub machine: Machine,
+    pub placement: Option<Placement>,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub repeat: u32,
+    pub targets: Vec<Described>,
+    pub clients: Vec<Described>,
+    pub tests: Vec<String>,
+    pub concurrencies: Vec<u32>,
+    pub cells: Vec<CellResult>,
+}
+
+/// A target or a client: its name, where it is, its version.
+#[derive(Debug, Serialize)]
+pub struct Described {
+    pub name: String,
+    pub url: Option<String>,
+    pub version: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Machine {
+    pub hostname: String,
+    pub cores: usize,
+    pub cpu: String,
+    pub kernel: String,
+}
+
+impl Machine {
+    pub fn this() -> Machine {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        let cpu = read("/proc/cpuinfo")
+            .lines()
+            .find_map(|line| line.strip_prefix("model name"))
+            .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
+            .unwrap_or_default();
+        Machine {
+            hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            cpu,
+            kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
+        }
+    }
+}
+
+impl SuiteResults {
+    /// The columns of the table: each target with each client.
+    pub fn columns(&self) -> Vec<(String, String)> {
+        let mut columns = Vec::new();
+        for target in &self.targets {
+            for client in &self.clients {
+                columns.push((target.name.clone(), client.name.clone()));
+            }
+        }
+        columns
+    }
+
+    pub fn cell(
+        &self,
+        test: &str,
+        concurrency: u32,
+        target: &str,
+        client: &str,
+    ) -> Option<&CellResult> {
+        self.cells.iter().find(|cell| {
+            cell.test == test
+                && cell.concurrency == concurrency
+                && cell.target == target
+                && cell.client == client
+        })
+    }
+
+    fn column_title(&self, target: &str, client: &str) -> String {
+        if self.clients.len() > 1 {
+            format!("{target} ({client})")
+        } else {
+            target.to_owned()
+        }
+    }
+
+    /// One line on what was measured and how.
+    pub fn title(&self) -> String {
+        let clients: Vec<&str> = self
+            .clients
+            .iter()
+            .map(|client| client.name.as_str())
+            .collect();
+        let placement = self
+            .placement
+            .as_ref()
+            .map_or_else(|| "no pinning".to_owned(), Placement::describe);
+        format!(
+            "WSTest requests per second, median of {} [min-max]; {} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}",
+            self.repeat,
+            self.date,
+            self.machine.hostname,
+            self.machine.cores,
+            self.duration_s,
+            self.warmup_s,
+            clients.join(", ")
+        )
+    }
+
+    /// The text of one cell: `68029 [66011-70123]`, and with `latency` ` p50 0.41 p99 1.20 ms`.
+    fn cell_text(&self, cell: Option<&CellResult>, latency: bool) -> String {
+        let Some(cell) = cell else {
+            return "-".to_owned();
+        };
+        if cell.wrong.is_some() {
+            return "wrong".to_owned();
+        }
+        let Some(summary) = &cell.summary else {
+            return "-".to_owned();
+        };
+        let mut text = format!(
+            "{:.0} [{:.0}-{:.0}]",
+            summary.requests_per_second,
+            summary.requests_per_second_min,
+            summary.requests_per_second_max
+        );
+        if latency {
+            let _ = write!(
+                text,
+                " p50 {:.2} p99 {:.2} ms",
+                summary.p50_ms, summary.p99_ms
+            );
+        }
+        if summary.failed + summary.non_2xx > 0 {
+            let _ = write!(text, " ({} failed)", summary.failed + summary.non_2xx);
+        }
+        text
+    }
+
+    /// The rows: a test and a concurrency, then one text per column.
+    fn rows(&self, latency: bool) -> Vec<(String, u32, Vec<String>)> {
+        let mut rows = Vec::new();
+        for test in &self.tests {
+            for &concurrency in &self.concurrencies {
+                let texts = self
+                    .columns()
+                    .iter()
+                    .map(|(target, client)| {
+                        self.cell_text(self.cell(test, concurrency, target, client), latency)
+                    })
+                    .collect();
+                rows.push((test.clone(), concurrency, texts));
+            }
+        }
+        rows
+    }
+
+    /// The table, aligned for a terminal.
+    pub fn text(&self, latency: bool) -> String {
+        let headers: Vec<String> = self
+            .columns()
+            .iter()
+            .map(|(target, client)| self.column_title(target, client))
+            .collect();
+        let rows = self.rows(latency);
+        let test_width = rows.iter().map(|row| row.0.len()).max().unwrap_or(4).max(4);
+        let widths: Vec<usize> = headers
+            .iter()
+            .enumerate()
+            .map(|(idx, header)| {
+                rows.iter()
+                    .map(|row| row.2[idx].len())
+                    .max()
+                    .unwrap_or(0)
+                    .max(header.len())
+            })
+            .collect();
+        let mut out = format!("{}\n\n", self.title());
+        let _ = write!(out, "{:test_width$}  {:>5}", "test", "c");
+        for (header, width) in headers.iter().zip(&widths) {
+            let _ = write!(out, "  {header:>width$}");
+        }
+        out.push('\n');
+        for (test, concurrency, texts) in rows {
+            let _ = write!(out, "{test:test_width$}  {concurrency:>5}");
+            for (text, width) in texts.iter().zip(&widths) {
+                let _ = write!(out, "  {text:>width$}");
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The table in Markdown, with the title and the versions below it.
+    pub fn markdown(&self, latency: bool) -> String {
+        let mut out = format!("{}\n\n| test | c |", self.title());
+        for (target, client) in self.columns() {
+            let _ = write!(out, " {} |", self.column_title(&target, &client));
+        }
+        out.push_str("\n|---|---:|");
+        for _ in self.columns() {
+            out.push_str("---:|");
+        }
+        out.push('\n');
+        for (test, concurrency, texts) in self.rows(latency) {
+            let _ = write!(out, "| {test} | {concurrency} |");
+            for text in texts {
+                let _ = write!(out, " {text} |");
+            }
+            out.push('\n');
+        }
+        out.push('\n');
+        for target in &self.targets {
+            let _ = writeln!(out, "- {}: {}", target.name, target.version);
+        }
+        for client in &self.clients {
+            let _ = writeln!(out, "- client {}: {}", client.name, client.version);
+        }
+        let _ = writeln!(out, "\nCommand: `{}`", self.command_line.join(" "));
+        out
+    }
+
+    /// One line per cell.
+    pub fn csv(&self) -> String {
+        let mut out = String::from(
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs\n",
+        );
+        for cell in &self.cells {
+            let _ = write!(
+                out,
+                "{},{},{},{},",
+                cell.test, cell.concurrency, cell.target, cell.client
+            );
+            match (&cell.wrong, &cell.summary) {
+                (Some(_), _) | (None, None) => {
+                    let status = if cell.wrong.is_some() {
+                        "wrong"
+                    } else {
+                        "none"
+                    };
+                    let _ = writeln!(out, "{status},,,,,,,,{}", cell.runs.len());
+                }
+                (None, Some(s)) => {
+                    let _ = writeln!(
+                        out,
+                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{}",
+                        s.requests_per_second,
+                        s.requests_per_second_min,
+                        s.requests_per_second_max,
+                        s.p50_ms,
+                        s.p99_ms,
+                        s.failed,
+                        s.non_2xx,
+                        cell.runs.len()
+                    );
+                }
+            }
+        }
+        out
+    }
+}

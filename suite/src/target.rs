@@ -1,0 +1,245 @@
+//! The servers a suite measures: ours (`wstest`, the `wstest-server` binary beside loadgen),
+//! the HTTP ceiling (`ceiling`), a stack under `scripts/stacks/NAME/` (its `setup.sh`, then
+//! `start.sh 0`), or a server already running at a URL. A server the suite starts binds port 0
+//! and prints `listening on http://HOST:PORT/PATH`, which the suite reads; it runs in a process
+//! group of its own, which the suite stops (SIGTERM, then SIGKILL) when done.
+
+use std::io::{BufRead as _, BufReader, Read};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, bail};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+
+use crate::placement::Placement;
+
+/// How a target comes to be.
+#[derive(Debug, Clone)]
+pub enum TargetSpec {
+    /// A binary of this workspace (`wstest-server`, `ceiling`), started with `--addr 127.0.0.1:0`.
+    Binary { name: String, program: PathBuf },
+    /// A stack's folder with `setup.sh` and `start.sh`.
+    Stack { name: String, dir: PathBuf },
+    /// A server someone else runs.
+    Url { name: String, url: String },
+}
+
+impl TargetSpec {
+    pub fn name(&self) -> &str {
+        match self {
+            TargetSpec::Binary { name, .. }
+            | TargetSpec::Stack { name, .. }
+            | TargetSpec::Url { name, .. } => name,
+        }
+    }
+}
+
+/// A target ready to be measured.
+#[derive(Debug)]
+pub struct Target {
+    pub name: String,
+    pub url: String,
+    pub version: String,
+    /// The server process, when the suite started it; stopped on drop.
+    process: Option<ServerProcess>,
+}
+
+impl Target {
+    /// Starts the target (servers on the placement's server cores), or takes its URL.
+    pub fn start(spec: &TargetSpec, placement: Option<&Placement>) -> anyhow::Result<Target> {
+        match spec {
+            TargetSpec::Url { name, url } => Ok(Target {
+                name: name.clone(),
+                url: url.clone(),
+                version: "running at the URL given".to_owned(),
+                process: None,
+            }),
+            TargetSpec::Binary { name, program } => {
+                let version = command_output(Command::new(program).arg("--version"))
+                    .unwrap_or_else(|| "unknown".to_owned());
+                let mut command = Command::new(program);
+                command.args(["--addr", "127.0.0.1:0"]);
+                let (process, url) =
+                    ServerProcess::start(name, command, placement, Duration::from_secs(30))?;
+                Ok(Target {
+                    name: name.clone(),
+                    url,
+                    version,
+                    process: Some(process),
+                })
+            }
+            TargetSpec::Stack { name, dir } => {
+                setup_stack(name, dir)?;
+                let version =
+                    command_output(Command::new("bash").arg("version.sh").current_dir(dir))
+                        .unwrap_or_else(|| "unknown".to_owned());
+                let mut command = Command::new("bash");
+                command.args(["start.sh", "0"]).current_dir(dir);
+                // A JIT or an interpreter may take a while to start.
+                let (process, url) =
+                    ServerProcess::start(name, command, placement, Duration::from_secs(120))?;
+                Ok(Target {
+                    name: name.clone(),
+                    url,
+                    version,
+                    process: Some(process),
+                })
+            }
+        }
+    }
+
+    /// Whether the server the suite started has exited (with its status).
+    pub fn exited(&mut self) -> Option<String> {
+        let process = self.process.as_mut()?;
+        match process.child.try_wait() {
+            Ok(Some(status)) => Some(status.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// Runs a stack's `setup.sh` (idempotent, quiet when already done), its output on stderr.
+fn setup_stack(name: &str, dir: &Path) -> anyhow::Result<()> {
+    if !dir.join("start.sh").is_file() {
+        bail!("no stack {name:?}: {} has no start.sh", dir.display());
+    }
+    if dir.join("setup.sh").is_file() {
+        let status = Command::new("bash")
+            .arg("setup.sh")
+            .current_dir(dir)
+            .stdout(std::io::stderr())
+            .status()
+            .with_context(|| format!("running {}/setup.sh", dir.display()))?;
+        if !status.success() {
+            bail!("{}/setup.sh failed ({status})", dir.display());
+        }
+    }
+    Ok(())
+}
+
+fn command_output(command: &mut Command) -> Option<String> {
+    let output = command.stderr(Stdio::null()).output().ok()?;
+    let text = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    (output.status.success() && !text.is_empty()).then_some(text)
+}
+
+/// A server process in a process group of its own.
+#[derive(Debug)]
+struct ServerProcess {
+    child: Child,
+}
+
+impl ServerProcess {
+    /// Starts `command` and waits up to `patience` for its listening line on stdout or stderr.
+    fn start(
+        name: &str,
+        mut command: Command,
+        placement: Option<&Placement>,
+        patience: Duration,
+    ) -> anyhow::Result<(ServerProcess, String)> {
+        command
+            .process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(placement) = placement {
+            placement.enter_server()?;
+        }
+        let spawned = command.spawn();
+        if let Some(placement) = placement {
+            placement.enter_client()?;
+        }
+        let mut child = spawned.with_context(|| format!("starting {name}: {command:?}"))?;
+        let (lines_tx, lines_rx) = mpsc::channel::<String>();
+        forward_lines(child.stdout.take(), lines_tx.clone());
+        forward_lines(child.stderr.take(), lines_tx);
+        let mut process = ServerProcess { child };
+        let deadline = Instant::now() + patience;
+        let mut output = Vec::new();
+        loop {
+            match lines_rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) => {
+                    if let Some(url) = listening_url(&line) {
+                        return Ok((process, url));
+                    }
+                    output.push(line);
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    // Both pipes closed: the process is gone or soon will be.
+                    let status = process.child.wait()?;
+                    bail!(
+                        "{name} exited ({status}) before listening:\n{}",
+                        output.join("\n")
+                    );
+                }
+            }
+            if let Ok(Some(status)) = process.child.try_wait() {
+                bail!(
+                    "{name} exited ({status}) before listening:\n{}",
+                    output.join("\n")
+                );
+            }
+            if Instant::now() >= deadline {
+                bail!(
+                    "{name} printed no \"listening on http://...\" line in {} s:\n{}",
+                    patience.as_secs(),
+                    output.join("\n")
+                );
+            }
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let group = Pid::from_raw(self.child.id() as i32);
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // The group may hold more than its leader (a shell's child).
+                let _ = killpg(group, Signal::SIGKILL);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends each line of `stream` to `lines` until the receiver goes; then reads on and drops
+/// them, so that the server never blocks on a full pipe.
+fn forward_lines(stream: Option<impl Read + Send + 'static>, lines: mpsc::Sender<String>) {
+    let Some(stream) = stream else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else {
+                return;
+            };
+            let _ = lines.send(line);
+        }
+    });
+}
+
+/// The URL of a `... listening on http://HOST:PORT/PATH ...` line.
+pub fn listening_url(line: &str) -> Option<String> {
+    let at = line.find("listening on http://")? + "listening on ".len();
+    let url: String = line[at..]
+        .chars()
+        .take_while(|c| !c.is_whitespace() && *c != ';' && *c != ',')
+        .collect();
+    let rest = &url["http://".len()..];
+    Some(if rest.contains('/') {
+        url
+    } else {
+        format!("{url}/WSTest")
+    })
+}
