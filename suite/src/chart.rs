@@ -233,35 +233,30 @@ fn grouped_bars(
     Ok(())
 }
 
-/// Requests per second against concurrency (evenly spaced, in the order swept), a line per
-/// test, target and client.
+/// Requests per second against concurrency (evenly spaced, in the order swept): a panel per
+/// target (and client), a line per test, the same colour for a test in every panel.
 fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> {
     let columns = results.columns();
-    let mut series = Vec::new();
-    for test in &results.tests {
-        for (target, client) in &columns {
-            let points: Vec<(i32, f64)> = results
-                .concurrencies
-                .iter()
-                .enumerate()
-                .filter_map(|(idx, &concurrency)| {
-                    let summary = results.cell(test, concurrency, target, client)?.summary?;
-                    Some((idx as i32 * SLOT, summary.requests_per_second))
-                })
-                .collect();
-            if !points.is_empty() {
-                let name = if columns.len() > 1 {
-                    format!("{test}, {}", series_name(results, target, client))
-                } else {
-                    test.clone()
-                };
-                series.push((name, points));
-            }
-        }
-    }
-    let top = series
+    let points_of = |test: &str, target: &str, client: &str| -> Vec<(i32, f64)> {
+        results
+            .concurrencies
+            .iter()
+            .enumerate()
+            .filter_map(|(idx, &concurrency)| {
+                let summary = results.cell(test, concurrency, target, client)?.summary?;
+                Some((idx as i32 * SLOT, summary.requests_per_second))
+            })
+            .collect()
+    };
+    let top = columns
         .iter()
-        .flat_map(|(_, points)| points.iter().map(|&(_, y)| y))
+        .flat_map(|(target, client)| {
+            results
+                .tests
+                .iter()
+                .flat_map(move |test| points_of(test, target, client))
+        })
+        .map(|(_, y)| y)
         .fold(0.0, f64::max)
         .max(1e-9)
         * 1.12;
@@ -278,57 +273,63 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
         ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
     ))?;
     let n = results.concurrencies.len() as i32;
-    let key_points: Vec<i32> = (0..n).map(|idx| idx * SLOT).collect();
-    let mut chart = ChartBuilder::on(&body)
-        .margin(10)
-        .x_label_area_size(40)
-        .y_label_area_size(80)
-        .build_cartesian_2d(
-            (-SLOT / 3..(n - 1) * SLOT + SLOT / 3).with_key_points(key_points),
-            0.0..top,
-        )?;
-    let concurrencies = results.concurrencies.clone();
-    chart
-        .configure_mesh()
-        .x_desc("concurrent connections")
-        .y_desc("requests per second")
-        .x_label_formatter(&|x| {
-            concurrencies
-                .get((*x / SLOT) as usize)
-                .map(u32::to_string)
-                .unwrap_or_default()
-        })
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .draw()?;
-    for (idx, (name, points)) in series.iter().enumerate() {
-        let colour = PALETTE[idx % PALETTE.len()];
-        // Past eight series the colours repeat; a dashed look would need more than plotters
-        // offers, so the markers differ instead.
-        let filled = idx < PALETTE.len();
+    let panels = body.split_evenly((1, columns.len().max(1)));
+    for (panel_idx, (panel, (target, client))) in panels.iter().zip(&columns).enumerate() {
+        let key_points: Vec<i32> = (0..n).map(|idx| idx * SLOT).collect();
+        let mut chart = ChartBuilder::on(panel)
+            .caption(series_name(results, target, client), ("sans-serif", 15))
+            .margin(10)
+            .x_label_area_size(40)
+            .y_label_area_size(if panel_idx == 0 { 80 } else { 50 })
+            .build_cartesian_2d(
+                (-SLOT / 3..(n - 1) * SLOT + SLOT / 3).with_key_points(key_points),
+                0.0..top,
+            )?;
+        let concurrencies = results.concurrencies.clone();
         chart
-            .draw_series(LineSeries::new(
-                points.iter().copied(),
-                colour.stroke_width(2),
-            ))?
-            .label(name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
-            });
-        chart.draw_series(points.iter().map(|&point| {
-            if filled {
-                Circle::new(point, 4, colour.filled())
+            .configure_mesh()
+            .x_desc("concurrent connections")
+            .y_desc(if panel_idx == 0 {
+                "requests per second"
             } else {
-                Circle::new(point, 4, colour.stroke_width(2))
-            }
-        }))?;
+                ""
+            })
+            .x_label_formatter(&|x| {
+                concurrencies
+                    .get((*x / SLOT) as usize)
+                    .map(u32::to_string)
+                    .unwrap_or_default()
+            })
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .draw()?;
+        for (test_idx, test) in results.tests.iter().enumerate() {
+            let colour = PALETTE[test_idx % PALETTE.len()];
+            let points = points_of(test, target, client);
+            chart
+                .draw_series(LineSeries::new(
+                    points.iter().copied(),
+                    colour.stroke_width(2),
+                ))?
+                .label(test.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+                });
+            chart.draw_series(
+                points
+                    .iter()
+                    .map(|&point| Circle::new(point, 4, colour.filled())),
+            )?;
+        }
+        if panel_idx + 1 == columns.len() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::LowerRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 12))
+                .draw()?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 12))
-        .draw()?;
     root.present()?;
     Ok(())
 }
