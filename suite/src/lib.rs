@@ -237,22 +237,32 @@ fn beside(exe_dir: &Path, name: &str, build: &str) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// `post_files/manifest.toml` of the workspace loadgen was built in (the binary sits in
-/// `target/PROFILE/`), or of the current folder.
+/// `post_files/manifest.toml` of the workspace loadgen was built in (above the binary, which
+/// sits in `target/PROFILE/`, or where its sources were when the target folder is elsewhere),
+/// or of the current folder or one above it.
 fn default_manifest() -> anyhow::Result<PathBuf> {
+    const MANIFEST: &str = "post_files/manifest.toml";
     let mut candidates = Vec::new();
     if let Ok(exe) = std::env::current_exe() {
         candidates.extend(
             exe.ancestors()
                 .skip(1)
                 .take(4)
-                .map(|dir| dir.join("post_files/manifest.toml")),
+                .map(|dir| dir.join(MANIFEST)),
         );
     }
-    candidates.push(PathBuf::from("post_files/manifest.toml"));
-    candidates.into_iter().find(|path| path.is_file()).context(
-        "no post_files/manifest.toml beside loadgen's workspace or here; pass --manifest FILE",
-    )
+    candidates.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(MANIFEST),
+    );
+    if let Ok(here) = std::env::current_dir() {
+        candidates.extend(here.ancestors().map(|dir| dir.join(MANIFEST)));
+    }
+    candidates
+        .into_iter()
+        .find(|path| path.is_file())
+        .context("no post_files/manifest.toml in loadgen's workspace or above this folder; pass --manifest FILE")
 }
 
 /// `2026-12-03 07:30 UTC`, from the system clock (civil-from-days, Howard Hinnant's algorithm).

@@ -1,0 +1,3 @@
+module wstest-go
+
+go 1.19
