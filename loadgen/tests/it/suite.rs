@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 use crate::servers::{Behaviour, TestServer, refused_port};
 
@@ -24,6 +25,13 @@ fn server_bin() -> PathBuf {
         assert!(status.success(), "building wstest-server");
     }
     path
+}
+
+/// One suite test at a time: each loads both cores, and the ab test compares two clients'
+/// throughput, which another suite running beside one of them would skew.
+fn one_at_a_time() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Runs `loadgen suite` with short cells and `args`.
@@ -60,6 +68,7 @@ const TESTS: [&str; 8] = [
 
 #[test]
 fn the_suite_measures_our_server_in_every_format() {
+    let _lock = one_at_a_time();
     let server = server_bin();
     let server = server.to_str().unwrap();
     // (format, what its output must hold besides every test name)
@@ -96,6 +105,7 @@ fn the_suite_measures_our_server_in_every_format() {
 
 #[test]
 fn the_results_folder_holds_every_case_and_the_charts() {
+    let _lock = one_at_a_time();
     let server = server_bin();
     let out = std::env::temp_dir().join(format!("loadgen-suite-out-{}", std::process::id()));
     let output = suite(&[
@@ -139,6 +149,7 @@ fn the_results_folder_holds_every_case_and_the_charts() {
 
 #[test]
 fn wrong_answers_are_reported_and_not_timed() {
+    let _lock = one_at_a_time();
     // A 200 without the expected element, and a 500: neither is a WSTest answer.
     for (behaviour, reason) in [
         (
@@ -171,6 +182,7 @@ fn wrong_answers_are_reported_and_not_timed() {
 
 #[test]
 fn a_target_that_is_down_or_stops_answering_is_an_error() {
+    let _lock = one_at_a_time();
     let down = format!("down=http://127.0.0.1:{}/WSTest", refused_port());
     let output = suite(&["--target", &down]);
     let stderr = text(&output.stderr);
@@ -212,6 +224,7 @@ fn write_manifest(name: &str, manifest: &str) -> PathBuf {
 
 #[test]
 fn bad_manifests_are_clear_errors() {
+    let _lock = one_at_a_time();
     const ENTRY: &str =
         "[[file]]\nname = \"body.txt\"\ntest = \"A\"\ncontent_type = \"text/plain\"\n";
     let cases: &[(&str, String, &str)] = &[
