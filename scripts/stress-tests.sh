@@ -41,7 +41,9 @@ for run in $(seq "$runs"); do
         echo "run $run: passed"
     else
         failures=$((failures + 1))
-        echo "run $run: FAILED (log: $logs/$run.log)"
+        mkdir -p /tmp/stress-tests-failed
+        cp "$logs/$run.log" "/tmp/stress-tests-failed/$commit-$run.log"
+        echo "run $run: FAILED (log kept in /tmp/stress-tests-failed/$commit-$run.log)"
         grep -E "panicked|FAILED|^error" "$logs/$run.log" | head -5 || true
     fi
 done

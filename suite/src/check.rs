@@ -1,5 +1,6 @@
 //! Before a target is timed, every case is posted to it once and the answer judged: status 200,
-//! `expect_body` present, `reject_body` absent, and (with `expect_xml`) well-formed XML. A
+//! `expect_body` and every `check_body` text present, `reject_body` absent, and (with
+//! `expect_xml`) well-formed XML. A
 //! target that cannot be reached at all is an error within seconds.
 
 use std::io::{Read as _, Write as _};
@@ -70,6 +71,11 @@ pub fn judge(case: &Case, answer: &Answer) -> Option<String> {
             "no {expected:?} in the answer ({})",
             snippet(&answer.body)
         ));
+    }
+    for expected in &case.check_body {
+        if !body.contains(expected.as_str()) {
+            return Some(format!("no {expected:?} in the answer: it is not whole"));
+        }
     }
     if let Some(rejected) = &case.reject_body
         && body.contains(rejected.as_str())

@@ -19,6 +19,9 @@ pub struct Case {
     pub reject_body: Option<String>,
     /// The answer must be well-formed XML.
     pub expect_xml: bool,
+    /// Texts the checked answer must also hold (the check only; not looked for in every
+    /// timed response).
+    pub check_body: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -40,6 +43,8 @@ struct Entry {
     reject_body: Option<String>,
     #[serde(default)]
     expect_xml: bool,
+    #[serde(default)]
+    check_body: Vec<String>,
     // Described for scripts and people; the suite does not use them.
     #[serde(default, rename = "operation")]
     _operation: Option<String>,
@@ -95,6 +100,7 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
             expect_body: entry.expect_body.clone(),
             reject_body: entry.reject_body.clone(),
             expect_xml: entry.expect_xml,
+            check_body: entry.check_body.clone(),
         });
     }
     if cases.is_empty() {

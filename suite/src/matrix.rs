@@ -157,7 +157,14 @@ impl Matrix<'_> {
                                     case.test
                                 );
                             }
-                            if figures.complete == 0 {
+                            if figures.complete == 0 && figures.failed == 0 {
+                                eprintln!(
+                                    "{} on {} (c={concurrency}, {}): no request completed within the cell; a longer --duration would measure it",
+                                    case.test,
+                                    target.name,
+                                    client.name()
+                                );
+                            } else if figures.complete == 0 {
                                 bail!(
                                     "target {} answered no request of {} (c={concurrency}, {}): is it down?",
                                     target.name,

@@ -290,9 +290,13 @@ fn ab_and_loadgen_agree_on_echovoid() {
             .unwrap_or_else(|| panic!("no {client} cell"))
     };
     let (ab, loadgen) = (tps("ab"), tps("loadgen"));
-    // A sanity check of the two columns, not a benchmark.
+    // A sanity check of the two columns (both parsed, neither off by a unit), not a benchmark.
+    // On a quiet machine they agree within a few percent (115k and 118k a second here); with a
+    // busy loop on each core (scripts/stress-tests.sh) the server gets half a core and the two
+    // clients' request patterns meet it differently: ab/loadgen measured 1.3 to 1.6. So the
+    // bound here is a factor of two, and the 25% agreement is checked by scripts/compare.sh.
     assert!(
-        (0.75..=1.25).contains(&(ab / loadgen)),
+        (0.5..=2.0).contains(&(ab / loadgen)),
         "ab {ab:.0}/s, loadgen {loadgen:.0}/s"
     );
 }
