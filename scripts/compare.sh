@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The comparison this project exists for: ours (wstest), the HTTP ceiling, and every stack
+# under scripts/stacks/, each post file of the manifest, with loadgen and with the real ab,
+# servers on core 0 and clients on core 1, repeats interleaved across targets. Writes the
+# table, results.json and the SVG charts into OUT_DIR.
+#
+# Usage: scripts/compare.sh [OUT_DIR]
+#   OUT_DIR   default scripts/results/compare
+#   DURATION, WARMUP, REPEAT, CONCURRENCY (environment): per cell, default 3s, 2s, 3, 30
+# The warm-up is long enough for the JVM's JIT; the stacks' setups install their toolchains
+# the first time (a JDK, Go, npm and PyPI packages).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$here/lib.sh"
+ensure_debian_packages ab:apache2-utils
+
+out=${1:-$here/results/compare}
+stacks=(wstest ceiling java-netty-jibx go-stdlib node-soap python-spyne)
+args=()
+for stack in "${stacks[@]}"; do
+    args+=(--stack "$stack")
+done
+"$here/run.sh" "${args[@]}" --client loadgen,ab \
+    --duration "${DURATION:-3s}" --warmup "${WARMUP:-2s}" --repeat "${REPEAT:-3}" \
+    --concurrency "${CONCURRENCY:-30}" --latency --format markdown --out "$out"
