@@ -15,16 +15,16 @@
 #   RESULTS_FILE  default scripts/results/bench-loadgen.md
 #
 # Then it measures loadgen's resident memory on `-n 1000000 -c 100 -k`.
-# Needs: ab (apache2-utils), wrk, GNU time (/usr/bin/time), taskset; oha is used if it is on PATH
-# (cargo install oha --locked). The ceiling server is the workspace's ceiling crate.
+# Installs what it needs from Debian when missing: ab (apache2-utils), wrk, GNU time, taskset;
+# oha is used if it is on PATH (cargo install oha --locked). The ceiling server is the
+# workspace's ceiling crate.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
-require ab "Debian package apache2-utils"
-require wrk "Debian package wrk"
-require taskset "util-linux"
+ensure_debian_packages ab:apache2-utils wrk:wrk taskset:util-linux
+[ -x /usr/bin/time ] || ensure_debian_packages no-such-command:time
 [ -x /usr/bin/time ] || die "needs GNU time (Debian package time)"
 
 requests=${1:-300000}

@@ -19,14 +19,13 @@
 # The ratio column is wstest-server's requests/second divided by the ceiling's. Two builds of
 # wstest-server are measured: the plain `cargo build --release`, and the profile-guided one of
 # scripts/pgo-build.sh (NO_PGO=1 leaves it out).
-# Needs: wrk (Debian package wrk) and taskset. The ceiling is the workspace's ceiling crate.
+# Installs wrk and taskset from Debian when missing. The ceiling is the workspace's ceiling crate.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
-require wrk "Debian package wrk"
-require taskset "util-linux"
+ensure_debian_packages wrk:wrk taskset:util-linux
 
 duration=${1:-5}
 rounds=${ROUNDS:-3}

@@ -6,10 +6,6 @@ die() {
     exit 1
 }
 
-require() {
-    command -v "$1" >/dev/null 2>&1 || die "needs $1 ($2)"
-}
-
 # Starts "$@" in the background (a server that binds 127.0.0.1:0 and prints a line containing
 # "listening on http://HOST:PORT/" on stderr, as wstest-server and ceiling do), waits for that
 # line for at most 30 seconds, and sets server_pid and server_addr (HOST:PORT). The server's
