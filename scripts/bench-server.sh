@@ -66,7 +66,7 @@ mkdir -p "$(dirname "$results")"
     echo
     echo "## $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores ($(uname -r)), ${duration}s per cell, median of $rounds rounds"
     echo
-    echo "Command: \`ROUNDS=$rounds${ONLY:+ ONLY=\"$ONLY\"} scripts/bench-server.sh $duration\` (servers on core 0, wrk -t1 -c30 on core 1), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "Command: \`ROUNDS=$rounds${ONLY:+ ONLY=\"$ONLY\"}${NO_PGO:+ NO_PGO=1} scripts/bench-server.sh $duration\` (servers on core 0, wrk -t1 -c30 on core 1), at commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo
     echo "| post file | ceiling req/s | wstest-server req/s | ratio | PGO build req/s | PGO ratio | ratios per round (plain / PGO) |"
     echo "|---|---:|---:|---:|---:|---:|---|"

@@ -17,7 +17,7 @@ pub const DEFAULT_PATHS: [&str; 4] = [
 /// wstest-server: the WSTest SOAP 1.1 benchmark service (EchoVoid, EchoStruct, EchoList,
 /// EchoSynthetic, GetOrder) on hyper.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None)]
+#[command(name = "wstest-server", version, about, long_about = None)]
 pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082")]

@@ -64,6 +64,10 @@ pub struct Args {
     /// Write results.json, results.md and SVG charts into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Measure nothing: redraw the charts and results.md of a folder that --out wrote, from its
+    /// results.json.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "targets", "stacks"])]
+    pub redraw: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use plotters::coord::combinators::BindKeyPoints as _;
+use plotters::coord::combinators::{BindKeyPoints as _, WithKeyPoints};
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::prelude::*;
 
 use crate::output::SuiteResults;
@@ -83,153 +85,260 @@ fn series_name(results: &SuiteResults, target: &str, client: &str) -> String {
     }
 }
 
-/// Bars per test, one per target (and client): requests per second with its min-max
-/// whisker, or p99 latency (light) with p50 (dark) in front.
+/// Bars per test: requests per second with its min-max whisker, a colour per target and a
+/// lighter shade of it for the second client; or, for the first client only (ab reports whole
+/// milliseconds), p99 latency (light) with p50 (dark) in front. The value axis is logarithmic
+/// when the values span more than fifty times, as they do across stacks.
 fn grouped_bars(
     results: &SuiteResults,
     concurrency: u32,
     metric: Metric,
     path: &Path,
 ) -> anyhow::Result<()> {
-    let columns = results.columns();
-    let n_tests = results.tests.len();
-    let value = |test: &str, target: &str, client: &str| -> Option<(f64, f64, f64)> {
-        let cell = results.cell(test, concurrency, target, client)?;
-        let summary = cell.summary.as_ref()?;
-        Some(match metric {
-            Metric::Tps => (
-                summary.requests_per_second,
-                summary.requests_per_second_min,
-                summary.requests_per_second_max,
-            ),
-            Metric::Latency => (summary.p99_ms, summary.p50_ms, summary.p99_ms),
-        })
+    let clients: Vec<&str> = match metric {
+        Metric::Tps => results.clients.iter().map(|c| c.name.as_str()).collect(),
+        Metric::Latency => results
+            .clients
+            .iter()
+            .take(1)
+            .map(|c| c.name.as_str())
+            .collect(),
     };
-    let top = results
-        .tests
+    let mut bars = Vec::new();
+    for (test_idx, test) in results.tests.iter().enumerate() {
+        for (target_idx, target) in results.targets.iter().enumerate() {
+            for (client_idx, client) in clients.iter().enumerate() {
+                let cell = results.cell(test, concurrency, &target.name, client);
+                let slot = target_idx * clients.len() + client_idx;
+                let value = cell
+                    .and_then(|cell| cell.summary)
+                    .map(|summary| match metric {
+                        Metric::Tps => (
+                            summary.requests_per_second,
+                            summary.requests_per_second_min,
+                            summary.requests_per_second_max,
+                        ),
+                        Metric::Latency => (summary.p99_ms, summary.p50_ms, summary.p99_ms),
+                    });
+                let wrong = cell.is_some_and(|cell| cell.wrong.is_some());
+                bars.push(Bar {
+                    test_idx,
+                    target_idx,
+                    client_idx,
+                    slot,
+                    value,
+                    wrong,
+                });
+            }
+        }
+    }
+    let positive = bars
         .iter()
-        .flat_map(|test| {
-            columns
-                .iter()
-                .filter_map(move |(target, client)| value(test, target, client))
-        })
-        .map(|(_, _, high)| high)
+        .filter_map(|bar| bar.value)
+        .flat_map(|(value, low, _)| [value, low])
+        .filter(|value| *value > 0.0);
+    let smallest = positive.clone().fold(f64::INFINITY, f64::min);
+    let largest = bars
+        .iter()
+        .filter_map(|bar| bar.value.map(|(_, _, high)| high))
         .fold(0.0, f64::max)
-        .max(1e-9)
-        * 1.12;
+        .max(1e-9);
+    let log = smallest.is_finite() && largest / smallest > 50.0;
     let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
     root.fill(&WHITE)?;
+    let client_note = match (metric, clients.len()) {
+        (Metric::Tps, 2) => format!(", {} dark, {} light", clients[0], clients[1]),
+        (Metric::Latency, _) => format!(", {}", clients[0]),
+        _ => String::new(),
+    };
     let (title, y_desc) = match metric {
         Metric::Tps => (
-            format!("WSTest requests per second by test, c={concurrency} (higher is better)"),
+            format!(
+                "WSTest requests per second by test, c={concurrency}{client_note} (higher is better)"
+            ),
             "requests per second",
         ),
         Metric::Latency => (
             format!(
-                "WSTest latency by test, c={concurrency}: p50 (dark) and p99 (light), lower is better"
+                "WSTest latency by test, c={concurrency}{client_note}: p50 dark, p99 light (lower is better)"
             ),
             "latency (ms)",
         ),
     };
-    let root = root.titled(&title, ("sans-serif", 20))?;
+    let y_desc = if log {
+        format!("{y_desc}, log scale")
+    } else {
+        y_desc.to_owned()
+    };
+    let root = root.titled(&title, ("sans-serif", 18))?;
     let (body, footer) = root.split_vertically(HEIGHT - 50);
     footer.draw(&Text::new(
         subtitle(results),
         (10, 10),
         ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
     ))?;
+    let (plot, legend) = body.split_horizontally(WIDTH - 170);
+    draw_legend(&legend, results, &clients, metric)?;
+    let layout = BarLayout {
+        results,
+        bars: &bars,
+        n_slots: results.targets.len() * clients.len(),
+        metric,
+        y_desc: &y_desc,
+    };
+    if log {
+        let floor = 10f64.powf(smallest.log10().floor());
+        let y: LogCoord<f64> = (floor..largest * 1.6).log_scale().into();
+        let chart = bar_chart(&plot, results.tests.len(), y)?;
+        layout.draw(chart, floor)
+    } else {
+        let y: RangedCoordf64 = (0.0..largest * 1.12).into();
+        let chart = bar_chart(&plot, results.tests.len(), y)?;
+        layout.draw(chart, 0.0)
+    }?;
+    root.present()?;
+    Ok(())
+}
+
+/// One bar: a test's value for a target and client.
+struct Bar {
+    test_idx: usize,
+    target_idx: usize,
+    client_idx: usize,
+    /// Its place within the test's group.
+    slot: usize,
+    /// (height, low, high): for requests per second the median and the whisker's ends; for
+    /// latency p99, p50, p99.
+    value: Option<(f64, f64, f64)>,
+    wrong: bool,
+}
+
+type BarChart<'a, Y> =
+    ChartContext<'a, SVGBackend<'a>, Cartesian2d<WithKeyPoints<RangedCoordi32>, Y>>;
+
+fn bar_chart<'a, Y: Ranged<ValueType = f64>>(
+    area: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    n_tests: usize,
+    y: Y,
+) -> anyhow::Result<BarChart<'a, Y>> {
     let centres: Vec<i32> = (0..n_tests as i32)
         .map(|idx| idx * SLOT + SLOT / 2)
         .collect();
-    let mut chart = ChartBuilder::on(&body)
+    Ok(ChartBuilder::on(area)
         .margin(10)
         .x_label_area_size(30)
         .y_label_area_size(80)
-        .build_cartesian_2d(
-            (0..n_tests as i32 * SLOT).with_key_points(centres),
-            0.0..top,
-        )?;
-    let tests = results.tests.clone();
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_label_formatter(&|x| tests.get((*x / SLOT) as usize).cloned().unwrap_or_default())
-        .x_label_style(("sans-serif", 13))
-        .y_desc(y_desc)
-        .y_label_formatter(&|y| match metric {
-            Metric::Tps => format!("{y:.0}"),
-            Metric::Latency => format!("{y:.2}"),
-        })
-        .draw()?;
-    let n_series = columns.len().max(1) as i32;
-    let bar_width = SLOT * 8 / 10 / n_series;
-    for (series_idx, (target, client)) in columns.iter().enumerate() {
-        let colour = PALETTE[series_idx % PALETTE.len()];
-        let left =
-            |test_idx: usize| test_idx as i32 * SLOT + SLOT / 10 + series_idx as i32 * bar_width;
-        let bars: Vec<(usize, (f64, f64, f64))> = results
-            .tests
-            .iter()
-            .enumerate()
-            .filter_map(|(idx, test)| value(test, target, client).map(|v| (idx, v)))
-            .collect();
-        let mut main_bars = Vec::new();
-        let mut extras: Vec<PathElement<(i32, f64)>> = Vec::new();
-        let mut fronts = Vec::new();
-        for &(idx, (height, low, high)) in &bars {
-            let (x0, x1) = (left(idx), left(idx) + bar_width * 9 / 10);
-            match metric {
+        .build_cartesian_2d((0..n_tests as i32 * SLOT).with_key_points(centres), y)?)
+}
+
+struct BarLayout<'a> {
+    results: &'a SuiteResults,
+    bars: &'a [Bar],
+    n_slots: usize,
+    metric: Metric,
+    y_desc: &'a str,
+}
+
+impl BarLayout<'_> {
+    fn draw<Y>(&self, mut chart: BarChart<'_, Y>, floor: f64) -> anyhow::Result<()>
+    where
+        Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    {
+        let tests = self.results.tests.clone();
+        let metric = self.metric;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_label_formatter(&|x| tests.get((*x / SLOT) as usize).cloned().unwrap_or_default())
+            .x_label_style(("sans-serif", 13))
+            .y_desc(self.y_desc)
+            .y_label_formatter(&|y| match metric {
+                Metric::Tps => format!("{y:.0}"),
+                Metric::Latency => format!("{y:.2}"),
+            })
+            .draw()?;
+        let bar_width = SLOT * 8 / 10 / self.n_slots.max(1) as i32;
+        for bar in self.bars {
+            let x0 = bar.test_idx as i32 * SLOT + SLOT / 10 + bar.slot as i32 * bar_width;
+            let x1 = x0 + bar_width * 9 / 10;
+            let base = PALETTE[bar.target_idx % PALETTE.len()];
+            let colour = if bar.client_idx == 0 {
+                base.to_rgba()
+            } else {
+                base.mix(0.45)
+            };
+            let Some((height, low, high)) = bar.value else {
+                if bar.wrong {
+                    chart.draw_series(std::iter::once(Text::new(
+                        "wrong",
+                        (x0, floor.max(f64::MIN_POSITIVE) * 1.05),
+                        ("sans-serif", 10).into_font().color(&RED),
+                    )))?;
+                }
+                continue;
+            };
+            match self.metric {
                 Metric::Tps => {
-                    main_bars.push(Rectangle::new([(x0, 0.0), (x1, height)], colour.filled()));
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x0, floor), (x1, height)],
+                        colour.filled(),
+                    )))?;
                     let mid = (x0 + x1) / 2;
-                    extras.push(PathElement::new(
-                        vec![(mid, low), (mid, high)],
+                    let whisker = vec![(mid, low), (mid, high)];
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        whisker,
                         BLACK.stroke_width(1),
-                    ));
-                    for y in [low, high] {
-                        extras.push(PathElement::new(
-                            vec![(mid - bar_width / 5, y), (mid + bar_width / 5, y)],
-                            BLACK.stroke_width(1),
-                        ));
-                    }
+                    )))?;
                 }
                 Metric::Latency => {
-                    main_bars.push(Rectangle::new(
-                        [(x0, 0.0), (x1, height)],
-                        colour.mix(0.35).filled(),
-                    ));
-                    fronts.push(Rectangle::new([(x0, 0.0), (x1, low)], colour.filled()));
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x0, floor), (x1, height)],
+                        base.mix(0.35).filled(),
+                    )))?;
+                    chart.draw_series(std::iter::once(Rectangle::new(
+                        [(x0, floor), (x1, low)],
+                        base.filled(),
+                    )))?;
                 }
             }
         }
-        chart
-            .draw_series(main_bars)?
-            .label(series_name(results, target, client))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 14, y + 6)], colour.filled()));
-        chart.draw_series(fronts)?;
-        chart.draw_series(extras)?;
-        // A wrong cell gets the word in place of a bar.
-        for (idx, test) in results.tests.iter().enumerate() {
-            if results
-                .cell(test, concurrency, target, client)
-                .is_some_and(|cell| cell.wrong.is_some())
-            {
-                chart.draw_series(std::iter::once(Text::new(
-                    "wrong",
-                    (left(idx), top * 0.02),
-                    ("sans-serif", 11).into_font().color(&RED),
-                )))?;
-            }
+        Ok(())
+    }
+}
+
+/// The legend in a panel of its own beside the plot, so that it covers no bar.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    results: &SuiteResults,
+    clients: &[&str],
+    metric: Metric,
+) -> anyhow::Result<()> {
+    let font = ("sans-serif", 13).into_font();
+    let mut y = 40;
+    for (idx, target) in results.targets.iter().enumerate() {
+        let colour = PALETTE[idx % PALETTE.len()];
+        area.draw(&Rectangle::new([(8, y), (24, y + 12)], colour.filled()))?;
+        area.draw(&Text::new(target.name.clone(), (30, y), font.clone()))?;
+        y += 22;
+    }
+    if metric == Metric::Tps && clients.len() == 2 {
+        y += 10;
+        let grey = RGBColor(110, 110, 110);
+        for (idx, client) in clients.iter().enumerate() {
+            let colour = if idx == 0 {
+                grey.to_rgba()
+            } else {
+                grey.mix(0.45)
+            };
+            area.draw(&Rectangle::new([(8, y), (24, y + 12)], colour.filled()))?;
+            area.draw(&Text::new(
+                format!("client {client}"),
+                (30, y),
+                font.clone(),
+            ))?;
+            y += 22;
         }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 13))
-        .draw()?;
-    root.present()?;
     Ok(())
 }
 
@@ -273,7 +382,18 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
         ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
     ))?;
     let n = results.concurrencies.len() as i32;
-    let panels = body.split_evenly((1, columns.len().max(1)));
+    let (plot, legend) = body.split_horizontally(WIDTH - 170);
+    let font = ("sans-serif", 13).into_font();
+    for (test_idx, test) in results.tests.iter().enumerate() {
+        let colour = PALETTE[test_idx % PALETTE.len()];
+        let y = 40 + 22 * test_idx as i32;
+        legend.draw(&PathElement::new(
+            vec![(8, y + 6), (26, y + 6)],
+            colour.stroke_width(3),
+        ))?;
+        legend.draw(&Text::new(test.clone(), (32, y), font.clone()))?;
+    }
+    let panels = plot.split_evenly((1, columns.len().max(1)));
     for (panel_idx, (panel, (target, client))) in panels.iter().zip(&columns).enumerate() {
         let key_points: Vec<i32> = (0..n).map(|idx| idx * SLOT).collect();
         let mut chart = ChartBuilder::on(panel)
@@ -305,29 +425,15 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
         for (test_idx, test) in results.tests.iter().enumerate() {
             let colour = PALETTE[test_idx % PALETTE.len()];
             let points = points_of(test, target, client);
-            chart
-                .draw_series(LineSeries::new(
-                    points.iter().copied(),
-                    colour.stroke_width(2),
-                ))?
-                .label(test.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
-                });
+            chart.draw_series(LineSeries::new(
+                points.iter().copied(),
+                colour.stroke_width(2),
+            ))?;
             chart.draw_series(
                 points
                     .iter()
                     .map(|&point| Circle::new(point, 4, colour.filled())),
             )?;
-        }
-        if panel_idx + 1 == columns.len() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font(("sans-serif", 12))
-                .draw()?;
         }
     }
     root.present()?;

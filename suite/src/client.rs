@@ -7,7 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One timed run: a post file against one URL at one concurrency.
 #[derive(Debug, Clone)]
@@ -27,7 +27,7 @@ pub struct CellSpec {
 }
 
 /// The figures of one run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellFigures {
     pub requests_per_second: f64,
     pub complete: u64,

@@ -54,6 +54,15 @@ pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
             return Ok(code);
         }
     };
+    if let Some(dir) = &args.redraw {
+        let path = dir.join("results.json");
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let results: SuiteResults = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a suite's results.json", path.display()))?;
+        write_out(&results, dir, args.latency)?;
+        return Ok(0);
+    }
     let manifest_path = match &args.manifest {
         Some(path) => path.clone(),
         None => default_manifest()?,
@@ -145,12 +154,16 @@ pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
     Ok(if clean { 0 } else { WRONG_EXIT_CODE })
 }
 
-/// `results.json`, `results.md` (the table, then the charts) and the SVG charts.
+/// `results.json` (unless it is there already: `--redraw` reads it), `results.md` (the table,
+/// then the charts) and the SVG charts.
 fn write_out(results: &SuiteResults, dir: &Path, latency: bool) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let json_path = dir.join("results.json");
     let json = serde_json::to_string_pretty(results)? + "\n";
-    std::fs::write(dir.join("results.json"), json)
-        .with_context(|| format!("writing {}", dir.join("results.json").display()))?;
+    if std::fs::read_to_string(&json_path).ok().as_deref() != Some(json.as_str()) {
+        std::fs::write(&json_path, json)
+            .with_context(|| format!("writing {}", json_path.display()))?;
+    }
     let charts = chart::write_all(results, dir)?;
     let mut markdown = results.markdown(latency);
     markdown.push('\n');

@@ -6,7 +6,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::check;
 use crate::client::{CellFigures, CellSpec, LoadClient};
@@ -14,7 +14,7 @@ use crate::manifest::Case;
 use crate::target::Target;
 
 /// One cell's runs and what the table shows of them.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
     pub test: String,
     pub concurrency: u32,
@@ -27,7 +27,7 @@ pub struct CellResult {
 }
 
 /// The median and spread of a cell's runs.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Summary {
     pub requests_per_second: f64,
     pub requests_per_second_min: f64,

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::matrix::CellResult;
 use crate::placement::Placement;
 
 /// Everything a run found, with what is needed to repeat it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct SuiteResults {
     pub format: u32,
     pub command_line: Vec<String>,
@@ -28,14 +28,14 @@ pub struct SuiteResults {
 }
 
 /// A target or a client: its name, where it is, its version.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Described {
     pub name: String,
     pub url: Option<String>,
     pub version: String,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Machine {
     pub hostname: String,
     pub cores: usize,

@@ -6,10 +6,10 @@
 use anyhow::{Context as _, bail};
 use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::unistd::Pid;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The cores for servers and for clients; `None` when pinning is off.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Placement {
     pub server_cpus: Vec<usize>,
     pub client_cpus: Vec<usize>,

@@ -144,6 +144,15 @@ fn the_results_folder_holds_every_case_and_the_charts() {
     }
     let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
     assert!(markdown.contains("![tps.svg](tps.svg)"), "{markdown}");
+    // --redraw draws the charts again from results.json alone, measuring nothing.
+    std::fs::remove_file(out.join("tps.svg")).unwrap();
+    let redraw = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["suite", "--redraw", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(redraw.status.code(), Some(0), "{}", text(&redraw.stderr));
+    let svg = std::fs::read_to_string(out.join("tps.svg")).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
     let _ = std::fs::remove_dir_all(&out);
 }
 
