@@ -18,6 +18,7 @@ manifest="$root/post_files/manifest.toml"
 name=$(awk -v test="$test_name" '/^name = / { gsub(/"/, "", $3); file = $3 } /^test = / { gsub(/"/, "", $3); if ($3 == test) print file }' "$manifest")
 [ -n "$name" ] || die "no test $test_name in $manifest"
 action=$(manifest_action "$manifest" "$name")
+expect=$(awk -v name="$name" '/^name = / { gsub(/"/, "", $3); current = $3 } /^expect_body = / && current == name { gsub(/"/, "", $3); print $3; exit }' "$manifest")
 cargo build --release -q -p loadgen -p server --manifest-path "$root/Cargo.toml"
 loadgen="$root/target/release/loadgen"
 trap 'stop_server || true' EXIT
@@ -27,8 +28,10 @@ for _ in $(seq "$rounds"); do
     suite_rps=$("$loadgen" suite --tests "$test_name" --duration 3s --warmup 1s --repeat 1 \
         --server-cpus 0 --client-cpus 1 --format csv | awk -F, 'NR == 2 { print $6 }')
     start_server taskset -c 0 "$root/target/release/wstest-server" --addr 127.0.0.1:0 --threads 1
+    # The suite's cell exactly: its body checks included (see loadgen/src/cell.rs).
     direct_rps=$(taskset -c 1 "$loadgen" -q -k -c 30 --duration 3s --warmup 1s \
         -T 'text/xml; charset=utf-8' -H "SOAPAction: \"$action\"" -p "$root/post_files/$name" \
+        --expect-body="$expect" --reject-body='Fault>' \
         "http://$server_addr/WSTest" | awk '/^Requests per second:/ { print $4 }')
     stop_server
     suites+=("$suite_rps") directs+=("$direct_rps")
