@@ -107,7 +107,7 @@ impl SuiteResults {
             .as_ref()
             .map_or_else(|| "no pinning".to_owned(), Placement::describe);
         format!(
-            "WSTest requests per second, median of {} [min-max]; {} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}",
+            "WSTest requests per second, median of {} [min-max]\n{} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}",
             self.repeat,
             self.date,
             self.machine.hostname,
