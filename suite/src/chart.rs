@@ -77,6 +77,29 @@ fn subtitle(results: &SuiteResults) -> String {
     )
 }
 
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// A chart's frame: the whole picture (to present at the end), with its title above and the
+/// run's date, machine and settings below; the area to plot in; and a panel on the right for
+/// the legend, so that it covers nothing.
+fn frame<'a>(
+    path: &'a Path,
+    title: &str,
+    results: &SuiteResults,
+) -> anyhow::Result<(Area<'a>, Area<'a>, Area<'a>)> {
+    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let titled = root.titled(title, ("sans-serif", 18))?;
+    let (body, footer) = titled.split_vertically(HEIGHT - 50);
+    footer.draw(&Text::new(
+        subtitle(results),
+        (10, 10),
+        ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
+    ))?;
+    let (plot, legend) = body.split_horizontally(WIDTH - 170);
+    Ok((root, plot, legend))
+}
+
 fn series_name(results: &SuiteResults, target: &str, client: &str) -> String {
     if results.clients.len() > 1 {
         format!("{target} ({client})")
@@ -144,8 +167,6 @@ fn grouped_bars(
         .fold(0.0, f64::max)
         .max(1e-9);
     let log = smallest.is_finite() && largest / smallest > 50.0;
-    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE)?;
     let client_note = match (metric, clients.len()) {
         (Metric::Tps, 2) => format!(", {} dark, {} light", clients[0], clients[1]),
         (Metric::Latency, _) => format!(", {}", clients[0]),
@@ -170,14 +191,7 @@ fn grouped_bars(
     } else {
         y_desc.to_owned()
     };
-    let root = root.titled(&title, ("sans-serif", 18))?;
-    let (body, footer) = root.split_vertically(HEIGHT - 50);
-    footer.draw(&Text::new(
-        subtitle(results),
-        (10, 10),
-        ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
-    ))?;
-    let (plot, legend) = body.split_horizontally(WIDTH - 170);
+    let (root, plot, legend) = frame(path, &title, results)?;
     draw_legend(&legend, results, &clients, metric)?;
     let layout = BarLayout {
         results,
@@ -217,7 +231,7 @@ type BarChart<'a, Y> =
     ChartContext<'a, SVGBackend<'a>, Cartesian2d<WithKeyPoints<RangedCoordi32>, Y>>;
 
 fn bar_chart<'a, Y: Ranged<ValueType = f64>>(
-    area: &DrawingArea<SVGBackend<'a>, plotters::coord::Shift>,
+    area: &Area<'a>,
     n_tests: usize,
     y: Y,
 ) -> anyhow::Result<BarChart<'a, Y>> {
@@ -308,7 +322,7 @@ impl BarLayout<'_> {
 
 /// The legend in a panel of its own beside the plot, so that it covers no bar.
 fn draw_legend(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     results: &SuiteResults,
     clients: &[&str],
     metric: Metric,
@@ -369,20 +383,12 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
         .fold(0.0, f64::max)
         .max(1e-9)
         * 1.12;
-    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let root = root.titled(
+    let (root, plot, legend) = frame(
+        path,
         "WSTest requests per second against concurrency",
-        ("sans-serif", 20),
+        results,
     )?;
-    let (body, footer) = root.split_vertically(HEIGHT - 50);
-    footer.draw(&Text::new(
-        subtitle(results),
-        (10, 10),
-        ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
-    ))?;
     let n = results.concurrencies.len() as i32;
-    let (plot, legend) = body.split_horizontally(WIDTH - 170);
     let font = ("sans-serif", 13).into_font();
     for (test_idx, test) in results.tests.iter().enumerate() {
         let colour = PALETTE[test_idx % PALETTE.len()];
