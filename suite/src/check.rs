@@ -47,11 +47,42 @@ pub fn post(url: &str, case: &Case) -> anyhow::Result<Answer> {
     request.push_str("\r\n");
     stream.write_all(request.as_bytes())?;
     stream.write_all(&body)?;
+    // Read until the answer is whole, not until the close: a server that keeps the connection
+    // open despite `Connection: close` must not hold the check for its whole timeout.
     let mut response = Vec::new();
-    stream
-        .read_to_end(&mut response)
-        .with_context(|| format!("reading the answer of {url}"))?;
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        let n = stream
+            .read(&mut chunk)
+            .with_context(|| format!("reading the answer of {url}"))?;
+        response.extend_from_slice(&chunk[..n]);
+        if n == 0 || is_whole(&response) {
+            break;
+        }
+    }
     parse_response(&response).with_context(|| format!("the answer of {url}"))
+}
+
+/// Whether `bytes` hold a whole response: its head, and a body of its Content-Length or
+/// chunked up to the last chunk. A body delimited by the close is never whole before it.
+fn is_whole(bytes: &[u8]) -> bool {
+    let Some(head_end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") else {
+        return false;
+    };
+    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
+    let body = &bytes[head_end + 4..];
+    for line in head.split("\r\n") {
+        if let Some(value) = line.strip_prefix("content-length:") {
+            return value
+                .trim()
+                .parse::<usize>()
+                .is_ok_and(|len| body.len() >= len);
+        }
+        if line.starts_with("transfer-encoding:") && line.contains("chunked") {
+            return dechunk(body).is_ok();
+        }
+    }
+    false
 }
 
 /// Why `answer` is not a right answer to `case`, if it is not.

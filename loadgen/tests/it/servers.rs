@@ -30,6 +30,8 @@ pub(crate) enum Behaviour {
     /// [`BODY`] to the first request the server reads; every later one is closed unanswered,
     /// as by a server that died after its first answer.
     AnswerOnce,
+    /// [`BODY`], keeping the connection open even when the request asked to close it.
+    IgnoreClose,
 }
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
@@ -138,6 +140,10 @@ fn serve(
             Behaviour::Status(status) => response(status, connection, BODY),
             Behaviour::AnswerOnce if n == 0 => response(200, "close", BODY),
             Behaviour::AnswerOnce => return,
+            Behaviour::IgnoreClose => {
+                let _ = stream.write_all(&response(200, "keep-alive", BODY));
+                continue;
+            }
             Behaviour::Garbage => b"SSH-2.0-OpenSSH_9.2\r\n\r\n".to_vec(),
             Behaviour::EndlessHead => {
                 let mut head = b"HTTP/1.1 200 OK\r\n".to_vec();

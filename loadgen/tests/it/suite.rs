@@ -221,6 +221,38 @@ fn a_target_that_is_down_or_stops_answering_is_an_error() {
     );
 }
 
+#[test]
+fn a_server_that_ignores_connection_close_is_checked_at_once() {
+    let _lock = one_at_a_time();
+    // The check asks to close; this server keeps the connection open. The check must take the
+    // answer when it is whole, not wait for a close that never comes (its timeout is 30 s).
+    let server = TestServer::start(Behaviour::IgnoreClose);
+    let manifest = write_manifest(
+        "open",
+        "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n",
+    );
+    let target = format!("open={}", server.url());
+    let started = std::time::Instant::now();
+    let output = suite(&[
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--target",
+        &target,
+    ]);
+    let stdout = text(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}{}",
+        text(&output.stderr)
+    );
+    assert!(
+        stdout.lines().any(|line| line.starts_with("Hello")),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(manifest.parent().unwrap());
+}
+
 /// A manifest and a body file in a folder of their own; returns the manifest's path.
 fn write_manifest(name: &str, manifest: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadgen-suite-{name}-{}", std::process::id()));
