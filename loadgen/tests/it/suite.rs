@@ -232,7 +232,6 @@ fn a_server_that_ignores_connection_close_is_checked_at_once() {
         "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n",
     );
     let target = format!("open={}", server.url());
-    let started = std::time::Instant::now();
     let output = suite(&[
         "--manifest",
         manifest.to_str().unwrap(),
