@@ -101,7 +101,7 @@ for round in $(seq "$rounds"); do
                 ;;
             floor)
                 read -r done user sys < <(timed "awk '/^Complete requests:/ { print \$3 }' $work/out" \
-                    "$floor" "127.0.0.1:$port" /WSTest "$post" "$action" "$requests" 30)
+                    "$floor" "$server_addr" /WSTest "$post" "$action" "$requests" 30)
                 rps=""
                 ;;
         esac
