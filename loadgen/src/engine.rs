@@ -25,6 +25,7 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::http::{BodyChecks, Feed, ResponseParser};
 use crate::request::Request;
+use crate::schedule::{Schedule, Timing};
 use crate::stats::{LATE_AFTER_US, Sample, ThreadStats};
 
 /// The read buffer of a connection.
@@ -84,7 +85,7 @@ pub struct Padded(pub AtomicU64);
 #[derive(Debug)]
 pub struct Shared {
     /// Counted requests not yet claimed by a thread (`-n`).
-    remaining: AtomicU64,
+    pub(crate) remaining: AtomicU64,
     /// Ctrl-C, an abort, or the end of the measured phase.
     pub stop: AtomicBool,
     pub abort: Mutex<Option<Abort>>,
@@ -216,15 +217,8 @@ pub struct Worker {
     connections: Vec<Connection>,
     buffer: Vec<u8>,
     stats: ThreadStats,
-    /// Requests claimed from `Shared::remaining` but not started.
-    budget: u64,
-    claim_batch: u64,
-    /// The measured phase: from `measure_start` to `measure_end`.
-    measure_start: Instant,
-    measure_end: Option<Instant>,
-    /// `--rate`: this thread's schedule.
-    rate_interval: Option<Duration>,
-    next_send: Instant,
+    /// Which request goes next, and when.
+    schedule: Schedule,
     /// Connections with nothing to do, waiting for the schedule (`--rate`).
     idle: Vec<usize>,
     /// `--rate`: wakes the loop at the next send time to the microsecond (epoll's own timeout
@@ -233,8 +227,6 @@ pub struct Worker {
     timer: Option<TimerFd>,
     timer_set_for: Option<Instant>,
     in_flight: usize,
-    /// No more requests will start.
-    draining: bool,
     last_event: Instant,
     next_timeout_scan: Option<Instant>,
     completed_local: u64,
@@ -250,21 +242,17 @@ impl Worker {
         shared: Arc<Shared>,
     ) -> io::Result<Worker> {
         let now = shared.started;
-        let measure_start = now + plan.warmup;
-        let measure_end = plan.time_limit.map(|limit| measure_start + limit);
-        let claim_batch = match plan.n_requests {
-            // Small batches near the end would be fairer, but 64 is a few microseconds of work.
-            Some(n) => (n / (plan.n_threads as u64 * 64)).clamp(1, 64),
-            None => 64,
-        };
-        // The threads' schedules interleave: thread k sends at k/R, (k+T)/R, (k+2T)/R, ...
-        let rate_interval = plan
-            .rate
-            .map(|rate| Duration::from_secs_f64(plan.n_threads as f64 / rate));
-        let next_send = match plan.rate {
-            Some(rate) => now + Duration::from_secs_f64(index as f64 / rate),
-            None => now,
-        };
+        let schedule = Schedule::new(
+            Timing {
+                n_requests: plan.n_requests,
+                time_limit: plan.time_limit,
+                warmup: plan.warmup,
+                rate: plan.rate,
+                n_threads: plan.n_threads,
+            },
+            index,
+            now,
+        );
         let sample_cap = plan.sample_cap / plan.n_threads;
         let poll = Poll::new()?;
         let timer = match plan.rate {
@@ -289,15 +277,9 @@ impl Worker {
             connections: (0..n_connections).map(|_| Connection::new(now)).collect(),
             buffer: vec![0; READ_BUFFER],
             stats: ThreadStats::new(sample_cap),
-            budget: 0,
-            claim_batch,
-            measure_start,
-            measure_end,
-            rate_interval,
-            next_send,
+            schedule,
             idle: Vec::new(),
             in_flight: 0,
-            draining: false,
             last_event: now,
             next_timeout_scan: None,
             completed_local: 0,
@@ -326,7 +308,9 @@ impl Worker {
         }
         self.scan_timeouts_from(now);
         loop {
-            if self.shared.stop.load(Ordering::Relaxed) || (self.draining && self.in_flight == 0) {
+            if self.shared.stop.load(Ordering::Relaxed)
+                || (self.schedule.draining() && self.in_flight == 0)
+            {
                 break;
             }
             let now = Instant::now();
@@ -373,7 +357,7 @@ impl Worker {
                 self.on_event(index, readiness);
             }
             let now = Instant::now();
-            if let Some(end) = self.measure_end
+            if let Some(end) = self.schedule.measure_end
                 && now >= end
             {
                 // In-flight requests at the end are not counted, as in ab and wrk.
@@ -402,16 +386,15 @@ impl Worker {
         if let Some(scan) = self.next_timeout_scan {
             wake = wake.min(scan);
         }
-        if let Some(end) = self.measure_end {
+        if let Some(end) = self.schedule.measure_end {
             wake = wake.min(end);
         }
         // The timer wakes the loop when it is set for the next send; else epoll's timeout does.
-        if self.timer_set_for != Some(self.next_send)
-            && self.rate_interval.is_some()
+        if let Some(next_send) = self.schedule.next_send()
+            && self.timer_set_for != Some(next_send)
             && !self.idle.is_empty()
-            && !self.draining
         {
-            wake = wake.min(self.next_send);
+            wake = wake.min(next_send);
         }
         if self.in_flight > 0 {
             wake = wake.min(self.last_event + self.plan.stall_timeout);
@@ -420,48 +403,14 @@ impl Worker {
     }
 
     fn micros_since_measure(&self, at: Instant) -> u64 {
-        at.saturating_duration_since(self.measure_start).as_micros() as u64
+        at.saturating_duration_since(self.schedule.measure_start)
+            .as_micros() as u64
     }
 
     /// Claims the next request, if any is left; a request in the warm-up claims nothing.
     fn claim(&mut self, now: Instant) -> Option<bool> {
-        if self.draining || self.shared.stop.load(Ordering::Relaxed) {
-            return None;
-        }
-        if now < self.measure_start {
-            return Some(false);
-        }
-        if let Some(end) = self.measure_end
-            && now >= end
-        {
-            self.draining = true;
-            return None;
-        }
-        if self.budget > 0 {
-            self.budget -= 1;
-            return Some(true);
-        }
-        let remaining = &self.shared.remaining;
-        let mut current = remaining.load(Ordering::Relaxed);
-        loop {
-            if current == 0 {
-                self.draining = true;
-                return None;
-            }
-            let take = current.min(self.claim_batch);
-            match remaining.compare_exchange_weak(
-                current,
-                current - take,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    self.budget = take - 1;
-                    return Some(true);
-                }
-                Err(actual) => current = actual,
-            }
-        }
+        let stopped = self.shared.stop.load(Ordering::Relaxed);
+        self.schedule.claim(now, &self.shared.remaining, stopped)
     }
 
     /// Starts the next request on connection `index` at once (closed loop). False when there
@@ -477,10 +426,7 @@ impl Worker {
 
     /// `--rate`: sends every request whose time has come on the idle connections.
     fn dispatch_scheduled(&mut self, now: Instant) {
-        let Some(interval) = self.rate_interval else {
-            return;
-        };
-        while self.next_send <= now && !self.draining {
+        while self.schedule.send_due(now) {
             let Some(index) = self.idle.pop() else {
                 // Every connection is busy: the request waits, and its latency counts from
                 // its scheduled time all the same.
@@ -490,8 +436,7 @@ impl Worker {
                 self.idle.push(index);
                 return;
             };
-            let intended = self.next_send;
-            self.next_send += interval;
+            let intended = self.schedule.advance();
             if counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
                 self.stats.counters.late += 1;
             }
@@ -504,12 +449,14 @@ impl Worker {
         let Some(timer) = &self.timer else {
             return;
         };
-        if self.idle.is_empty() || self.draining || self.timer_set_for == Some(self.next_send) {
+        let Some(next_send) = self.schedule.next_send() else {
+            return;
+        };
+        if self.idle.is_empty() || self.timer_set_for == Some(next_send) {
             return;
         }
         // A zero time would disarm the timer: at least a nanosecond.
-        let wait = self
-            .next_send
+        let wait = next_send
             .saturating_duration_since(now)
             .max(Duration::from_nanos(1));
         let result = timer.set(
@@ -517,13 +464,13 @@ impl Worker {
             TimerSetTimeFlags::empty(),
         );
         // Should the timer fail, epoll's millisecond timeout still paces the run.
-        self.timer_set_for = result.is_ok().then_some(self.next_send);
+        self.timer_set_for = result.is_ok().then_some(next_send);
     }
 
     /// A connection finished its request: the next one goes now (closed loop) or waits for
     /// its time (`--rate`).
     fn after_request(&mut self, index: usize, now: Instant) {
-        if self.rate_interval.is_some() {
+        if self.schedule.paced() {
             self.idle.push(index);
             self.dispatch_scheduled(now);
         } else {
@@ -844,7 +791,7 @@ impl Worker {
         let sample = Sample {
             start_s: connection
                 .start
-                .saturating_duration_since(self.measure_start)
+                .saturating_duration_since(self.schedule.measure_start)
                 .as_secs() as u32,
             connect_us: micros(connection.connected - connection.start),
             wait_us: connection.first_byte.map_or(0, |first| {
@@ -951,7 +898,7 @@ impl Worker {
             self.publish_progress();
         }
         if self.shared.stop.load(Ordering::Relaxed) {
-            self.draining = true;
+            self.schedule.drain();
             return;
         }
         self.after_request(index, now);

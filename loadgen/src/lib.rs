@@ -5,6 +5,8 @@
 //! - [`request`]: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`engine`]: one mio event loop per thread, its connections and its statistics.
+//! - [`schedule`]: which request a thread sends next and when (claims, warm-up, time limit,
+//!   `--rate`); no IO, no clock, unit-tested with made-up instants.
 //! - [`stats`]: samples, counters and histograms; ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
 //! - [`json`]: `--json` files and reading them back for `loadgen merge`.
@@ -22,6 +24,7 @@ pub mod json;
 pub mod load;
 pub mod report;
 pub mod request;
+pub mod schedule;
 pub mod stats;
 
 use std::io::{IsTerminal, Write as _};

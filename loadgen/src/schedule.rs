@@ -1,0 +1,145 @@
+//! Which request a thread sends next, and when: counted requests claimed in batches from the
+//! run's shared counter (so exactly `-n` leave), the warm-up before the measured phase and the
+//! time limit at its end, and `--rate`'s send times. It does no IO and reads no clock: every
+//! decision takes `now`, so the tests drive it with instants they make.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// What the schedule needs of the run's settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    /// `-n`: counted requests in all; `None` runs until the time limit.
+    pub n_requests: Option<u64>,
+    /// `-t` / `--duration`: the measured phase's length.
+    pub time_limit: Option<Duration>,
+    pub warmup: Duration,
+    /// `--rate`, in requests per second over all threads.
+    pub rate: Option<f64>,
+    pub n_threads: usize,
+}
+
+/// One thread's schedule.
+#[derive(Debug)]
+pub struct Schedule {
+    /// Counted requests claimed from the shared counter but not yet started.
+    budget: u64,
+    claim_batch: u64,
+    /// The measured phase: from `measure_start` to `measure_end`.
+    pub measure_start: Instant,
+    pub measure_end: Option<Instant>,
+    /// `--rate`: this thread's interval and its next send time.
+    rate_interval: Option<Duration>,
+    next_send: Instant,
+    /// No more requests will start.
+    draining: bool,
+}
+
+impl Schedule {
+    /// Thread `index`'s schedule for a run that `started`.
+    pub fn new(timing: Timing, index: usize, started: Instant) -> Schedule {
+        let measure_start = started + timing.warmup;
+        let n_threads = timing.n_threads.max(1);
+        let claim_batch = match timing.n_requests {
+            // Small batches near the end would be fairer, but 64 is a few microseconds of work.
+            Some(n) => (n / (n_threads as u64 * 64)).clamp(1, 64),
+            None => 64,
+        };
+        // The threads' schedules interleave: thread k sends at k/R, (k+T)/R, (k+2T)/R, ...
+        let rate_interval = timing
+            .rate
+            .map(|rate| Duration::from_secs_f64(n_threads as f64 / rate));
+        let next_send = match timing.rate {
+            Some(rate) => started + Duration::from_secs_f64(index as f64 / rate),
+            None => started,
+        };
+        Schedule {
+            budget: 0,
+            claim_batch,
+            measure_start,
+            measure_end: timing.time_limit.map(|limit| measure_start + limit),
+            rate_interval,
+            next_send,
+            draining: false,
+        }
+    }
+
+    /// Claims the next request from `remaining` (the run's counted requests not yet claimed):
+    /// `Some(true)` for a counted one, `Some(false)` for one in the warm-up (which claims
+    /// nothing), `None` when no more will start (`stopped`, the time is up, or none are left).
+    pub fn claim(&mut self, now: Instant, remaining: &AtomicU64, stopped: bool) -> Option<bool> {
+        if self.draining || stopped {
+            return None;
+        }
+        if now < self.measure_start {
+            return Some(false);
+        }
+        if let Some(end) = self.measure_end
+            && now >= end
+        {
+            self.draining = true;
+            return None;
+        }
+        if self.budget > 0 {
+            self.budget -= 1;
+            return Some(true);
+        }
+        let mut current = remaining.load(Ordering::Relaxed);
+        loop {
+            if current == 0 {
+                self.draining = true;
+                return None;
+            }
+            let take = current.min(self.claim_batch);
+            match remaining.compare_exchange_weak(
+                current,
+                current - take,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.budget = take - 1;
+                    return Some(true);
+                }
+                Err(actual) => current = actual,
+            }
+        }
+    }
+
+    /// No more requests will start.
+    pub fn draining(&self) -> bool {
+        self.draining
+    }
+
+    /// Starts no more requests.
+    pub fn drain(&mut self) {
+        self.draining = true;
+    }
+
+    /// Whether the run is paced (`--rate`).
+    pub fn paced(&self) -> bool {
+        self.rate_interval.is_some()
+    }
+
+    /// `--rate`: the next send time, while requests still start.
+    pub fn next_send(&self) -> Option<Instant> {
+        (self.rate_interval.is_some() && !self.draining).then_some(self.next_send)
+    }
+
+    /// `--rate`: whether a send is due at `now`.
+    pub fn send_due(&self, now: Instant) -> bool {
+        self.next_send().is_some_and(|at| at <= now)
+    }
+
+    /// `--rate`: takes the due send time (the request's intended start) and moves to the next.
+    pub fn advance(&mut self) -> Instant {
+        let intended = self.next_send;
+        if let Some(interval) = self.rate_interval {
+            self.next_send += interval;
+        }
+        intended
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! The schedule driven by made-up instants: exact counts across threads, the warm-up and the
+//! time limit, and `--rate`'s send times interleaving into one even schedule.
+
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use super::{Schedule, Timing};
+
+fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timing {
+    Timing {
+        n_requests,
+        time_limit: None,
+        warmup: Duration::ZERO,
+        rate,
+        n_threads,
+    }
+}
+
+#[test]
+fn threads_claim_exactly_n_between_them() {
+    // (n, threads)
+    for (n, n_threads) in [
+        (0, 1),
+        (1, 1),
+        (7, 3),
+        (1000, 4),
+        (64 * 4 * 5 + 3, 4),
+        (100_000, 2),
+    ] {
+        let remaining = AtomicU64::new(n);
+        let start = Instant::now();
+        let mut schedules: Vec<Schedule> = (0..n_threads)
+            .map(|idx| Schedule::new(timing(Some(n), None, n_threads), idx, start))
+            .collect();
+        let mut claimed = 0u64;
+        // Round robin, as threads would interleave, until every thread has drained.
+        while schedules.iter().any(|schedule| !schedule.draining()) {
+            for schedule in &mut schedules {
+                match schedule.claim(start, &remaining, false) {
+                    Some(true) => claimed += 1,
+                    Some(false) => panic!("no warm-up was set"),
+                    None => assert!(schedule.draining()),
+                }
+            }
+        }
+        assert_eq!(claimed, n, "n {n}, {n_threads} threads");
+    }
+}
+
+#[test]
+fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
+    let start = Instant::now();
+    let timing = Timing {
+        n_requests: None,
+        time_limit: Some(Duration::from_secs(2)),
+        warmup: Duration::from_secs(1),
+        rate: None,
+        n_threads: 1,
+    };
+    let remaining = AtomicU64::new(u64::MAX);
+    let mut schedule = Schedule::new(timing, 0, start);
+    let at = |millis| start + Duration::from_millis(millis);
+    // (instant, expected claim)
+    let cases = [
+        (at(0), Some(false)),
+        (at(999), Some(false)),
+        (at(1000), Some(true)),
+        (at(2999), Some(true)),
+        (at(3000), None),
+        // Once drained, it stays drained.
+        (at(1500), None),
+    ];
+    for (now, expected) in cases {
+        assert_eq!(schedule.claim(now, &remaining, false), expected, "{now:?}");
+    }
+    // The warm-up took nothing from the counter; two counted claims took a batch.
+    assert_eq!(
+        remaining.load(std::sync::atomic::Ordering::Relaxed),
+        u64::MAX - 64
+    );
+}
+
+#[test]
+fn a_stop_ends_the_claims() {
+    let start = Instant::now();
+    let remaining = AtomicU64::new(10);
+    let mut schedule = Schedule::new(timing(Some(10), None, 1), 0, start);
+    assert_eq!(schedule.claim(start, &remaining, true), None);
+    assert!(
+        !schedule.draining(),
+        "a stop is the run's, not the schedule's"
+    );
+    schedule.drain();
+    assert_eq!(schedule.claim(start, &remaining, false), None);
+}
+
+#[test]
+fn paced_threads_interleave_into_one_even_schedule() {
+    // (rate, threads)
+    for (rate, n_threads) in [(100.0, 1), (1000.0, 3), (250.0, 4)] {
+        let start = Instant::now();
+        let mut sends = Vec::new();
+        for idx in 0..n_threads {
+            let mut schedule = Schedule::new(timing(None, Some(rate), n_threads), idx, start);
+            assert!(schedule.paced());
+            // Ask a second from now: everything up to then is due, in order.
+            let now = start + Duration::from_secs(1);
+            while schedule.send_due(now) {
+                sends.push(schedule.advance());
+            }
+            assert!(schedule.next_send().is_some_and(|next| next > now));
+        }
+        sends.sort();
+        assert_eq!(
+            sends.len(),
+            rate as usize + 1,
+            "rate {rate}, {n_threads} threads"
+        );
+        let expected = Duration::from_secs_f64(1.0 / rate);
+        for (idx, pair) in sends.windows(2).enumerate() {
+            let gap = pair[1] - pair[0];
+            let off = gap.abs_diff(expected);
+            assert!(
+                off < Duration::from_micros(1),
+                "rate {rate}, {n_threads} threads: gap {idx} is {gap:?}, not {expected:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn an_unpaced_schedule_has_no_send_times() {
+    let start = Instant::now();
+    let schedule = Schedule::new(timing(Some(5), None, 2), 1, start);
+    assert!(!schedule.paced());
+    assert_eq!(schedule.next_send(), None);
+    assert!(!schedule.send_due(start + Duration::from_secs(5)));
+}
