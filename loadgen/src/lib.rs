@@ -110,7 +110,7 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     let started_wall = SystemTime::now();
     let mut progress = Progress::new(heartbeat, Instant::now() + plan.warmup);
     let outcome = load::execute(&plan, &interrupted, &mut |shared| progress.update(shared))?;
-    progress.finish(outcome.completed);
+    progress.finish(outcome.results.counters.complete);
     let interrupted = outcome.stopped;
     let abort = outcome.abort;
     let mut results = outcome.results;

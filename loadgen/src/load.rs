@@ -30,8 +30,6 @@ pub struct Outcome {
     pub abort: Option<Abort>,
     /// `stop` was set before the work was done.
     pub stopped: bool,
-    /// Complete requests, for a last progress line.
-    pub completed: u64,
 }
 
 /// The engine's plan and the report's description of the run `settings` describe: reads the
@@ -122,7 +120,6 @@ pub fn execute(
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .clone();
     Ok(Outcome {
-        completed: shared.total_completed(),
         results,
         abort,
         stopped,
