@@ -20,10 +20,20 @@ import (
 )
 
 const (
-	soapNS = "http://schemas.xmlsoap.org/soap/envelope/"
-	xsiNS  = "http://www.w3.org/2001/XMLSchema-instance"
+	soapNS  = "http://schemas.xmlsoap.org/soap/envelope/"
+	xsiNS   = "http://www.w3.org/2001/XMLSchema-instance"
 	maxBody = 4 << 20
 )
+
+// isNil says whether an element carries xsi:nil="true" (or "1").
+func isNil(start xml.StartElement) bool {
+	for _, attr := range start.Attr {
+		if attr.Name.Space == xsiNS && attr.Name.Local == "nil" && (attr.Value == "true" || attr.Value == "1") {
+			return true
+		}
+	}
+	return false
+}
 
 // Float is an xsd:float that may be nil (xsi:nil="true").
 type Float struct {
@@ -32,11 +42,9 @@ type Float struct {
 }
 
 func (f *Float) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
-	for _, attr := range start.Attr {
-		if attr.Name.Space == xsiNS && attr.Name.Local == "nil" && (attr.Value == "true" || attr.Value == "1") {
-			f.Nil = true
-			return d.Skip()
-		}
+	if isNil(start) {
+		f.Nil = true
+		return d.Skip()
 	}
 	var text string
 	if err := d.DecodeElement(&text, &start); err != nil {
@@ -62,11 +70,9 @@ type String struct {
 }
 
 func (s *String) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
-	for _, attr := range start.Attr {
-		if attr.Name.Space == xsiNS && attr.Name.Local == "nil" && (attr.Value == "true" || attr.Value == "1") {
-			s.Nil = true
-			return d.Skip()
-		}
+	if isNil(start) {
+		s.Nil = true
+		return d.Skip()
 	}
 	return d.DecodeElement(&s.Value, &start)
 }
