@@ -202,10 +202,7 @@ fn a_target_that_is_down_or_stops_answering_is_an_error() {
     );
     // Answers its one check, then never again.
     let server = TestServer::start(Behaviour::AnswerOnce);
-    let manifest = write_manifest(
-        "stops",
-        "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n",
-    );
+    let manifest = write_manifest("stops", HELLO_MANIFEST);
     let target = format!("dying={}", server.url());
     let output = suite(&[
         "--manifest",
@@ -227,10 +224,7 @@ fn a_server_that_ignores_connection_close_is_checked_at_once() {
     // The check asks to close; this server keeps the connection open. The check must take the
     // answer when it is whole, not wait for a close that never comes (its timeout is 30 s).
     let server = TestServer::start(Behaviour::IgnoreClose);
-    let manifest = write_manifest(
-        "open",
-        "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n",
-    );
+    let manifest = write_manifest("open", HELLO_MANIFEST);
     let target = format!("open={}", server.url());
     let output = suite(&[
         "--manifest",
@@ -251,6 +245,9 @@ fn a_server_that_ignores_connection_close_is_checked_at_once() {
     );
     let _ = std::fs::remove_dir_all(manifest.parent().unwrap());
 }
+
+/// One case, "Hello", whose right answer holds "hello" (the test servers' body).
+const HELLO_MANIFEST: &str = "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n";
 
 /// A manifest and a body file in a folder of their own; returns the manifest's path.
 fn write_manifest(name: &str, manifest: &str) -> PathBuf {
@@ -294,6 +291,67 @@ fn bad_manifests_are_clear_errors() {
         assert!(stderr.contains(expected), "{name}: {stderr}");
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
+}
+
+#[test]
+fn bad_suite_arguments_are_clear_errors() {
+    let _lock = one_at_a_time();
+    let empty = std::env::temp_dir().join(format!("loadgen-suite-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let empty = empty.to_str().unwrap().to_owned();
+    // (arguments, exit code, text on stderr); each fails before any server starts.
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["--client", "wrk"],
+            1,
+            "unknown client \"wrk\" (loadgen, ab)",
+        ),
+        (
+            &["--target", "nourl"],
+            1,
+            "--target \"nourl\": expected NAME=URL",
+        ),
+        (
+            &["--target", "t=https://x/"],
+            1,
+            "only http:// URLs are supported",
+        ),
+        (
+            &["--stack", "no-such-stack"],
+            1,
+            "no stack \"no-such-stack\"",
+        ),
+        (
+            &["--tests", "EchoNothing"],
+            1,
+            "no test \"EchoNothing\" in the manifest",
+        ),
+        (
+            &["--server-cpus", "x"],
+            1,
+            "expected cores like 0, 1-3 or 0,2",
+        ),
+        (
+            &["--server-cpus", "9999"],
+            1,
+            "core 9999 is not one this process may use",
+        ),
+        (&["--repeat", "0"], 2, "--repeat"),
+        (&["--duration", "5h"], 2, "the unit is one of ms, s, m"),
+        (&["--redraw", &empty], 1, "cannot read"),
+    ];
+    for (args, code, expected) in cases {
+        // Only the case's own arguments: none gets as far as timing a cell.
+        let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+            .arg("suite")
+            .args(*args)
+            .output()
+            .unwrap();
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(*code), "{args:?}: {stderr}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&empty);
 }
 
 #[test]
