@@ -4,10 +4,12 @@
 //! - [`cli`]: ab's command line (and loadgen's long options) into [`cli::Settings`].
 //! - [`request`]: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
-//! - [`engine`]: one mio event loop per thread, its connections and its statistics.
+//! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
+//!   connection turns readiness into an outcome and counts nothing; the plan and shared state.
 //! - [`schedule`]: which request a thread sends next and when (claims, warm-up, time limit,
 //!   `--rate`); no IO, no clock, unit-tested with made-up instants.
-//! - [`stats`]: samples, counters and histograms; ab's arithmetic ([`stats::Table`]).
+//! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
+//!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
 //! - [`json`]: `--json` files and reading them back for `loadgen merge`.
 //! - [`load`]: the load and nothing else: a plan from the settings, [`load::execute`] to

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::http::Response;
+
 /// The longest latency the histograms hold, in µs (an hour); longer ones are clamped.
 const MAX_LATENCY_US: u64 = 3_600_000_000;
 /// Samples kept across all threads at most (256 MiB): past it ab's table comes from the
@@ -128,6 +130,36 @@ impl Histograms {
     }
 }
 
+/// How a request ended without a response, by ab's categories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    Connect,
+    Receive,
+    Write,
+    Timeout,
+    /// A response that was not HTTP, or bytes after it that no request asked for.
+    Exception,
+}
+
+/// A complete response, with what ab's accounting needs to judge it.
+#[derive(Debug, Clone, Copy)]
+pub struct Completion<'a> {
+    pub response: &'a Response,
+    /// Every byte read for it, head included.
+    pub bytes_in: u64,
+    /// The connection stays open for the next request.
+    pub kept_alive: bool,
+    /// ab's Document Length, which every response must have; `None` under `-l`.
+    pub document_length: Option<u64>,
+    /// `--expect-status`.
+    pub expect_status: Option<u16>,
+    pub sample: Sample,
+    /// `--rate` only: the latency from the scheduled send time.
+    pub corrected_us: Option<u64>,
+    /// When it completed, in µs from the start of the measured phase.
+    pub at_us: u64,
+}
+
 /// One thread's statistics: owned by its event loop, merged once at the end.
 #[derive(Debug, Default)]
 pub struct ThreadStats {
@@ -150,6 +182,74 @@ impl ThreadStats {
             sample_cap,
             ..ThreadStats::default()
         }
+    }
+
+    /// ab's accounting of a complete response: the counters, the status, the times and its
+    /// second of the run. Returns whether it counts as failed (a wrong length, status or body;
+    /// a non-2xx status alone is not a failure, as in ab).
+    pub fn count_complete(&mut self, completion: Completion) -> bool {
+        let Completion {
+            response,
+            bytes_in,
+            kept_alive,
+            document_length,
+            expect_status,
+            sample,
+            corrected_us,
+            at_us,
+        } = completion;
+        let counters = &mut self.counters;
+        counters.complete += 1;
+        counters.bytes_received += bytes_in;
+        counters.body_bytes_received += response.body_len;
+        if kept_alive {
+            counters.keep_alive_requests += 1;
+        }
+        let mut failed = false;
+        if document_length.is_some_and(|length| length != response.body_len) {
+            counters.length_errors += 1;
+            failed = true;
+        }
+        if !(200..300).contains(&response.status) {
+            counters.non_2xx += 1;
+        }
+        if expect_status.is_some_and(|status| status != response.status) {
+            counters.status_mismatches += 1;
+            failed = true;
+        }
+        if !response.expected_found || response.rejected_found {
+            counters.body_mismatches += 1;
+            failed = true;
+        }
+        if failed {
+            counters.failed += 1;
+        }
+        self.status(response.status);
+        self.record(sample, corrected_us);
+        self.at(at_us, failed);
+        failed
+    }
+
+    /// ab's accounting of a request that ended without a response, `at_us` into the measured
+    /// phase.
+    pub fn count_failure(&mut self, failure: Failure, at_us: u64) {
+        let counters = &mut self.counters;
+        counters.failed += 1;
+        match failure {
+            Failure::Connect => counters.connect_errors += 1,
+            Failure::Receive => counters.receive_errors += 1,
+            Failure::Write => counters.write_errors += 1,
+            Failure::Timeout => counters.timeouts += 1,
+            Failure::Exception => counters.exceptions += 1,
+        }
+        self.at(at_us, true);
+    }
+
+    /// A request or an error `at_us` into the measured phase: its second, and the last
+    /// activity the run's time is taken to.
+    fn at(&mut self, at_us: u64, error: bool) {
+        self.second((at_us / 1_000_000) as usize, error);
+        self.last_activity_us = self.last_activity_us.max(at_us);
     }
 
     /// Records a complete response's times; `corrected_us` is the latency from the scheduled

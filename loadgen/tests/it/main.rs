@@ -1,5 +1,6 @@
-//! Integration tests of loadgen: the command line, the response parser, the report's text, and
-//! the binary against misbehaving test servers and beside ab, and `loadgen suite`.
+//! Integration tests of loadgen: the command line, the response parser, ab's accounting, the
+//! report's text, the binary against misbehaving test servers and beside ab, and `loadgen
+//! suite`.
 
 mod ab;
 mod cli;
@@ -7,4 +8,5 @@ mod http;
 mod report;
 mod runs;
 mod servers;
+mod stats;
 mod suite;
