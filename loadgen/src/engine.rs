@@ -5,7 +5,7 @@
 //! request.
 //!
 //! The loop ([`Worker`]) is split along its ideas: the [`schedule`](crate::schedule) says
-//! which request goes next and when; a [`connection`] turns readiness into an outcome
+//! which request goes next and when; a `connection` turns readiness into an outcome
 //! (pending, connected, complete, failed with a cause, retry); the loop acts on outcomes, and
 //! ab's accounting of them lives in [`ThreadStats`].
 //!
