@@ -10,10 +10,6 @@
 
 use std::borrow::Cow;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
-
-use crate::encode::days_from_civil;
 use crate::envelope::{NS_SOAP11, NS_SOAP12, NS_WSTEST};
 use crate::fast_lexer::FastLexer;
 use crate::fault::{Fault, FaultCode};
@@ -22,6 +18,7 @@ use crate::model::{
     Address, Customer, DateTime, GetOrder, LineItem, Order, Synthetic, TestNodes, TestStruct,
 };
 use crate::operation::{Operation, Request, Response};
+use crate::xsd::{parse_base64, parse_date_time, parse_float, parse_int};
 
 /// The most `TestNode`s an EchoList request or response may chain.
 ///
@@ -83,7 +80,14 @@ pub fn decode_request_with(
 /// A `Fault` in the Body is returned as [`Reply::Fault`]; `Err` means the response itself was
 /// malformed.
 pub fn decode_response(xml: &[u8]) -> Result<Reply<'_>, Fault> {
-    if let Some(fast) = FastLexer::new(xml) {
+    decode_response_with(LexerChoice::Fast, xml)
+}
+
+/// [`decode_response`] with a chosen lexer.
+pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>, Fault> {
+    if lexer == LexerChoice::Fast
+        && let Some(fast) = FastLexer::new(xml)
+    {
         match Decoder::new(fast).response() {
             Err(DecodeError::Unsupported) => {}
             other => return other.map_err(DecodeError::into_fault),
@@ -723,7 +727,7 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
                             "Barray holds an attachment reference (cid:…), but SOAP with Attachments is not supported: send the bytes inline as base64",
                         ));
                     }
-                    let bytes = decode_base64(&text)
+                    let bytes = parse_base64(&text)
                         .ok_or_else(|| self.fault("Barray is not valid xsd:base64Binary"))?;
                     synth.barray = Some(bytes);
                 }
@@ -974,214 +978,3 @@ fn truncated(text: &str) -> &str {
     }
 }
 
-fn is_xml_space(ch: char) -> bool {
-    matches!(ch, ' ' | '\t' | '\n' | '\r')
-}
-
-/// Parses xsd:int: an optional sign and digits; xsd collapses the white space around them.
-pub(crate) fn parse_int(text: &str) -> Option<i32> {
-    // The common case, `-?digits` with at most nine digits, cannot overflow and needs no trim.
-    let bytes = text.as_bytes();
-    let (negative, digits) = match bytes.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, bytes),
-    };
-    if (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
-        let value = digits
-            .iter()
-            .fold(0i32, |value, digit| value * 10 + i32::from(digit - b'0'));
-        return Some(if negative { -value } else { value });
-    }
-    text.trim_matches(is_xml_space).parse().ok()
-}
-
-/// Parses xsd:float: decimal and exponent forms, `INF`, `+INF`, `-INF` and `NaN`, as xsd spells
-/// them (Rust alone would also take `inf` and `infinity`, which xsd does not).
-pub(crate) fn parse_float(text: &str) -> Option<f32> {
-    if let Some(value) = parse_plain_decimal(text.as_bytes()) {
-        return Some(value);
-    }
-    let text = text.trim_matches(is_xml_space);
-    match text {
-        "INF" | "+INF" => return Some(f32::INFINITY),
-        "-INF" => return Some(f32::NEG_INFINITY),
-        "NaN" => return Some(f32::NAN),
-        _ => {}
-    }
-    let numeric = text
-        .bytes()
-        .all(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.' | b'e' | b'E'))
-        && text.bytes().any(|b| b.is_ascii_digit());
-    if numeric { text.parse().ok() } else { None }
-}
-
-/// The common case of xsd:float, `-?digits(.digits)?` with at most 15 digits, read without the
-/// general parser: the digits make an integer that an f64 holds exactly, one division by a
-/// power of ten (also exact) rounds correctly to f64, and rounding that to f32 is then correct
-/// too, since an f64 has more than twice an f32's precision plus two bits.
-fn parse_plain_decimal(text: &[u8]) -> Option<f32> {
-    const POWERS: [f64; 16] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-    ];
-    let (negative, digits) = match text.split_first()? {
-        (b'-', rest) => (true, rest),
-        _ => (false, text),
-    };
-    let mut mantissa = 0u64;
-    let mut n_digits = 0usize;
-    let mut n_fraction = None;
-    for (idx, &byte) in digits.iter().enumerate() {
-        match byte {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(byte - b'0');
-                n_digits += 1;
-            }
-            b'.' if n_fraction.is_none() && idx > 0 && idx + 1 < digits.len() => {
-                n_fraction = Some(digits.len() - idx - 1);
-            }
-            _ => return None,
-        }
-    }
-    if n_digits == 0 || n_digits > 15 {
-        return None;
-    }
-    let value = mantissa as f64 / POWERS[n_fraction.unwrap_or(0)];
-    Some((if negative { -value } else { value }) as f32)
-}
-
-/// Parses xsd:dateTime, `YYYY-MM-DDThh:mm:ss[.fff…][Z|±hh:mm]`, to UTC; a value without a zone
-/// is taken as UTC, and digits past the millisecond are dropped.
-pub(crate) fn parse_date_time(text: &str) -> Option<DateTime> {
-    let text = text.trim_matches(is_xml_space);
-    let (date, time) = text.split_once('T')?;
-    let (year, month_day) = date.split_at_checked(date.len().checked_sub(6)?)?;
-    if year.len() < 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let year: i64 = year.parse().ok()?;
-    let month_day = month_day.as_bytes();
-    if month_day[0] != b'-' || month_day[3] != b'-' {
-        return None;
-    }
-    let month = two_digits(&month_day[1..3])?;
-    let day = two_digits(&month_day[4..6])?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    let time_bytes = time.as_bytes();
-    if time_bytes.len() < 8 || time_bytes[2] != b':' || time_bytes[5] != b':' {
-        return None;
-    }
-    let hour = two_digits(&time_bytes[0..2])?;
-    let minute = two_digits(&time_bytes[3..5])?;
-    let second = two_digits(&time_bytes[6..8])?;
-    if hour > 24 || minute > 59 || second > 60 {
-        return None;
-    }
-    let mut rest = &time[8..];
-    let mut millis = 0i64;
-    if let Some(fraction) = rest.strip_prefix('.') {
-        let n_digits = fraction.bytes().take_while(u8::is_ascii_digit).count();
-        if n_digits == 0 {
-            return None;
-        }
-        for (idx, digit) in fraction.bytes().take(n_digits.min(3)).enumerate() {
-            millis += i64::from(digit - b'0') * 10i64.pow(2 - idx as u32);
-        }
-        rest = &fraction[n_digits..];
-    }
-    let offset_minutes = match rest.as_bytes() {
-        [] | [b'Z'] => 0,
-        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let minutes = i64::from(two_digits(&[*h1, *h2])? * 60 + two_digits(&[*m1, *m2])?);
-            if *sign == b'-' { -minutes } else { minutes }
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86_400 + i64::from(hour * 3600 + minute * 60 + second) - offset_minutes * 60;
-    Some(DateTime {
-        unix_millis: secs * 1000 + millis,
-    })
-}
-
-fn two_digits(bytes: &[u8]) -> Option<u32> {
-    match bytes {
-        [tens, ones] if tens.is_ascii_digit() && ones.is_ascii_digit() => {
-            Some(u32::from(tens - b'0') * 10 + u32::from(ones - b'0'))
-        }
-        _ => None,
-    }
-}
-
-/// Decodes xsd:base64Binary, allowing the line breaks and spaces that clients wrap it with.
-fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    if text.bytes().any(|b| b.is_ascii_whitespace()) {
-        let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-        BASE64.decode(compact).ok()
-    } else {
-        BASE64.decode(text).ok()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shortcut for plain integers reads every one as the general parser does.
-    #[test]
-    fn plain_integers_parse_as_the_standard_parser_does() {
-        for text in [
-            "0",
-            "-0",
-            "7",
-            "-7",
-            "123456789",
-            "-123456789",
-            "1234567890",
-            "2147483647",
-            "-2147483648",
-            "2147483648",
-            "+5",
-            " 5 ",
-            "",
-            "-",
-            "5a",
-            "0005",
-        ] {
-            assert_eq!(parse_int(text), text.trim().parse::<i32>().ok(), "{text:?}");
-        }
-    }
-
-    /// The shortcut for plain decimals reads every one exactly as the general parser does.
-    #[test]
-    fn plain_decimals_parse_as_the_standard_parser_does() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        for _ in 0..200_000 {
-            let n_int = (next() % 10) as usize;
-            let n_fraction = (next() % 9) as usize;
-            let digits: String = (0..n_int + n_fraction)
-                .map(|_| char::from(b'0' + (next() % 10) as u8))
-                .collect();
-            let sign = if next() % 2 == 0 { "-" } else { "" };
-            let text = if n_fraction == 0 {
-                format!("{sign}{digits}")
-            } else {
-                format!("{sign}{}.{}", &digits[..n_int], &digits[n_int..])
-            };
-            let expected = text.parse::<f32>().ok();
-            let actual = parse_float(&text);
-            assert_eq!(
-                actual.map(f32::to_bits),
-                expected.map(f32::to_bits),
-                "{text:?}"
-            );
-        }
-    }
-}

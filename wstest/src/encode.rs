@@ -3,12 +3,10 @@
 //! Element names are byte literals and values are formatted in place (itoa, ryu, base64), so a
 //! response costs a handful of `memcpy`s per element and no intermediate strings.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as BASE64;
-
 use crate::envelope::{ENVELOPE_CLOSE, ENVELOPE_OPEN, XMLNS_WSTEST};
 use crate::model::{Address, Customer, DateTime, GetOrder, LineItem, Order, Synthetic, TestStruct};
 use crate::operation::{Operation, Request, Response};
+use crate::xsd::{format_float, push_base64, push_date_time, push_float, push_int};
 
 /// Appends the SOAP 1.1 envelope of a request to `out`.
 pub fn encode_request(request: &Request<'_>, out: &mut Vec<u8>) {
@@ -61,7 +59,7 @@ pub fn encode_get_order_response(params: &GetOrder, now: DateTime, out: &mut Vec
     let mut customer_id_buf = itoa::Buffer::new();
     let id = customer_id_buf.format(params.customer_id).as_bytes();
     let mut date = Vec::with_capacity(32);
-    write_date_time_value(&mut date, now);
+    push_date_time(&mut date, now);
     let id_text = |out: &mut Vec<u8>, open: &[u8], prefix: &str, close: &[u8]| {
         out.extend_from_slice(open);
         out.extend_from_slice(prefix.as_bytes());
@@ -255,7 +253,7 @@ fn write_synthetic(out: &mut Vec<u8>, name: &[u8], synth: Option<&Synthetic<'_>>
     }
     if let Some(barray) = &synth.barray {
         start(out, b"Barray");
-        write_base64(out, barray);
+        push_base64(out, barray);
         end(out, b"Barray");
     }
     end(out, name);
@@ -352,33 +350,6 @@ fn write_float(out: &mut Vec<u8>, name: &[u8], value: f32) {
     end(out, name);
 }
 
-#[inline]
-fn push_int(out: &mut Vec<u8>, value: i32) {
-    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
-}
-
-#[inline]
-fn push_float(out: &mut Vec<u8>, value: f32) {
-    // Values that are exactly a decimal of at most six digits with one after the point (2.0,
-    // 7.5; not 0.1, which binary cannot hold) are written from their integer tenths: the same
-    // text as ryu's shortest form, since no shorter decimal lies within half a unit in the last
-    // place of an f32 at six digits, at a fraction of ryu's cost. The tenths are exact: an f32
-    // times ten fits an f64 exactly.
-    let tenths = f64::from(value) * 10.0;
-    // Casts rather than `fract()`, which is a call into libm.
-    let whole_tenths = tenths as i64;
-    if value != 0.0 && tenths.abs() < 1e6 && whole_tenths as f64 == tenths {
-        if whole_tenths < 0 {
-            out.push(b'-');
-        }
-        let whole_tenths = whole_tenths.unsigned_abs();
-        out.extend_from_slice(itoa::Buffer::new().format(whole_tenths / 10).as_bytes());
-        out.extend_from_slice(&[b'.', b'0' + (whole_tenths % 10) as u8]);
-        return;
-    }
-    out.extend_from_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
-}
-
 fn write_str(out: &mut Vec<u8>, name: &[u8], value: &str) {
     start(out, name);
     write_text(out, value);
@@ -387,22 +358,8 @@ fn write_str(out: &mut Vec<u8>, name: &[u8], value: &str) {
 
 fn write_date_time(out: &mut Vec<u8>, name: &[u8], value: DateTime) {
     start(out, name);
-    write_date_time_value(out, value);
+    push_date_time(out, value);
     end(out, name);
-}
-
-/// Formats an xsd:float: the shortest text that reads back to the same bits, with xsd's `INF`,
-/// `-INF` and `NaN` where Rust would write `inf`.
-pub(crate) fn format_float(buffer: &mut ryu::Buffer, value: f32) -> &str {
-    if value.is_nan() {
-        "NaN"
-    } else if value == f32::INFINITY {
-        "INF"
-    } else if value == f32::NEG_INFINITY {
-        "-INF"
-    } else {
-        buffer.format_finite(value)
-    }
 }
 
 /// Appends `text` with the characters that XML text cannot hold literally escaped.
@@ -427,74 +384,3 @@ pub(crate) fn write_text(out: &mut Vec<u8>, text: &str) {
     out.extend_from_slice(&bytes[copied..]);
 }
 
-fn write_base64(out: &mut Vec<u8>, bytes: &[u8]) {
-    let at = out.len();
-    let n_chars = bytes.len().div_ceil(3) * 4;
-    out.resize(at + n_chars, 0);
-    let written = BASE64
-        .encode_slice(bytes, &mut out[at..])
-        .expect("the buffer was sized for the encoded length");
-    out.truncate(at + written);
-}
-
-/// Writes an instant as xsd:dateTime in UTC with milliseconds: `2026-12-02T11:45:53.000Z`.
-pub(crate) fn write_date_time_value(out: &mut Vec<u8>, value: DateTime) {
-    let millis = value.unix_millis.rem_euclid(1000);
-    let secs = value.unix_millis.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let secs_of_day = secs.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    let mut itoa_buf = itoa::Buffer::new();
-    if (0..10_000).contains(&year) {
-        push_digits(out, year as u32, 4);
-    } else {
-        out.extend_from_slice(itoa_buf.format(year).as_bytes());
-    }
-    out.push(b'-');
-    push_digits(out, month, 2);
-    out.push(b'-');
-    push_digits(out, day, 2);
-    out.push(b'T');
-    push_digits(out, (secs_of_day / 3600) as u32, 2);
-    out.push(b':');
-    push_digits(out, (secs_of_day / 60 % 60) as u32, 2);
-    out.push(b':');
-    push_digits(out, (secs_of_day % 60) as u32, 2);
-    // Always three digits of milliseconds: a response whose length changes with the clock would
-    // count as a "Length" failure in ab.
-    out.push(b'.');
-    push_digits(out, millis as u32, 3);
-    out.push(b'Z');
-}
-
-fn push_digits(out: &mut Vec<u8>, value: u32, width: u32) {
-    for power in (0..width).rev() {
-        out.push(b'0' + (value / 10u32.pow(power) % 10) as u8);
-    }
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after Howard Hinnant's
-/// `civil_from_days`.
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
-/// A proleptic Gregorian date to days since 1970-01-01, the inverse of [`civil_from_days`].
-pub(crate) fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let yoe = year.rem_euclid(400);
-    let month = i64::from(month);
-    let doy = (153 * (if month > 2 { month - 3 } else { month + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}

@@ -8,6 +8,7 @@
 //! - [`model`]: the data types of `wstest.xsd` (`TestStruct`, `Synthetic`, `Order`, `LineItem`…).
 //! - [`operation`]: the five operations, their SOAPActions, request and response messages, and
 //!   the GetOrder generator.
+//! - [`binding`]: the interface every XML binding offers ([`binding::Binding`]), and ours.
 //! - [`decode`]: the streaming decoder, for requests and responses.
 //! - `lexer`, `fast_lexer`: the token streams it reads: quick-xml's, and a fast one for plain XML
 //!   that hands anything else to quick-xml.
@@ -15,8 +16,11 @@
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.
 //! - [`wsdl`]: this service's WSDL, with its address filled in.
+//! - [`xsd`]: the xsd value rules (numbers, floats by bits, dates, booleans, base64) that every
+//!   binding reads and writes values by.
 //! - [`post_files`]: the request bodies for ab and loadgen, and their manifest.
 
+pub mod binding;
 pub mod decode;
 pub mod encode;
 pub mod envelope;
@@ -27,7 +31,9 @@ pub mod model;
 pub mod operation;
 pub mod post_files;
 pub mod wsdl;
+pub mod xsd;
 
+pub use binding::Binding;
 pub use decode::{Reply, decode_request, decode_response};
 pub use encode::{encode_request, encode_response};
 pub use fault::{Fault, FaultCode};
@@ -61,18 +67,31 @@ pub fn respond(
     now: DateTime,
     out: &mut Vec<u8>,
 ) -> Result<Operation, Fault> {
+    respond_with(&binding::STREAMING, soap_action, body, now, out)
+}
+
+/// [`respond`] through a chosen binding: the answer is the same whichever it is.
+pub fn respond_with<B: Binding + ?Sized>(
+    binding: &B,
+    soap_action: Option<&[u8]>,
+    body: &[u8],
+    now: DateTime,
+    out: &mut Vec<u8>,
+) -> Result<Operation, Fault> {
     let action = match soap_action {
         Some(value) => Operation::from_soap_action(value)?,
         None => None,
     };
-    let request = decode_request(body, action)?;
+    let request = binding.decode_request(body, action)?;
     let op = request.operation();
     match request {
-        Request::EchoVoid => encode_response(&Response::EchoVoid, out),
-        Request::EchoStruct(items) => encode_response(&Response::EchoStruct(items), out),
-        Request::EchoList(nodes) => encode_response(&Response::EchoList(nodes), out),
-        Request::EchoSynthetic(synth) => encode_response(&Response::EchoSynthetic(synth), out),
-        Request::GetOrder(params) => encode::encode_get_order_response(&params, now, out),
+        Request::EchoVoid => binding.encode_response(&Response::EchoVoid, out),
+        Request::EchoStruct(items) => binding.encode_response(&Response::EchoStruct(items), out),
+        Request::EchoList(nodes) => binding.encode_response(&Response::EchoList(nodes), out),
+        Request::EchoSynthetic(synth) => {
+            binding.encode_response(&Response::EchoSynthetic(synth), out);
+        }
+        Request::GetOrder(params) => binding.encode_get_order_response(&params, now, out),
     }
     Ok(op)
 }
