@@ -977,4 +977,3 @@ fn truncated(text: &str) -> &str {
         None => text,
     }
 }
-

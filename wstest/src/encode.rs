@@ -383,4 +383,3 @@ pub(crate) fn write_text(out: &mut Vec<u8>, text: &str) {
     }
     out.extend_from_slice(&bytes[copied..]);
 }
-

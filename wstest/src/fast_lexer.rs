@@ -230,7 +230,7 @@ impl<'i> FastLexer<'i> {
             }
             let value = value.trim_matches([' ', '\t', '\n']);
             match (self.resolve(prefix).ok_or(UNSUPPORTED)?, local) {
-                (Ns::Xsi, "nil") => nil = crate::xsd::parse_boolean(&value) == Some(true),
+                (Ns::Xsi, "nil") => nil = crate::xsd::parse_boolean(value) == Some(true),
                 (Ns::Soap11, "mustUnderstand") => must_understand = value == "1",
                 _ => {}
             }

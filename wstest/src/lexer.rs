@@ -221,7 +221,9 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                             })?;
                             let value = attr.value.trim_matches([' ', '\t', '\r', '\n']);
                             match (attr_ns, local.as_ref()) {
-                                (Ns::Xsi, "nil") => nil = crate::xsd::parse_boolean(&value) == Some(true),
+                                (Ns::Xsi, "nil") => {
+                                    nil = crate::xsd::parse_boolean(value) == Some(true)
+                                }
                                 (Ns::Soap11, "mustUnderstand") => must_understand = value == "1",
                                 _ => {}
                             }
