@@ -53,20 +53,23 @@ pub(crate) fn check(xml: &[u8], expect: Expect) -> Result<Checked, Fault> {
                 let local = name.local_name();
                 match depth {
                     0 => {
-                        if local.as_ref() != "Envelope" || ns != Some(NS_SOAP11) {
-                            return Err(if ns == Some(NS_SOAP12) {
-                                Fault {
-                                    code: FaultCode::VersionMismatch,
-                                    reason:
-                                        "the envelope is SOAP 1.2; this service speaks SOAP 1.1"
-                                            .to_owned(),
-                                }
-                            } else {
-                                Fault {
-                                    code: FaultCode::VersionMismatch,
-                                    reason: "the root element is not a SOAP 1.1 Envelope"
-                                        .to_owned(),
-                                }
+                        if local.as_ref() != "Envelope" {
+                            return Err(Fault::client(format!(
+                                "the root is {}, not a SOAP Envelope",
+                                local.as_ref()
+                            )));
+                        }
+                        if ns != Some(NS_SOAP11) {
+                            return Err(Fault {
+                                code: FaultCode::VersionMismatch,
+                                reason: if ns == Some(NS_SOAP12) {
+                                    "the envelope is SOAP 1.2; this service speaks SOAP 1.1"
+                                        .to_owned()
+                                } else {
+                                    format!(
+                                        "the Envelope is not in the SOAP 1.1 namespace {NS_SOAP11}"
+                                    )
+                                },
                             });
                         }
                         canonical &= prefix == Some("soap");

@@ -38,6 +38,38 @@ pub struct Args {
     /// and /WSTest/TestService.asmx (repeatable).
     #[arg(long = "path", value_name = "PATH")]
     pub paths: Vec<String>,
+    /// The XML binding that decodes requests and encodes responses: ours, ours on quick-xml's
+    /// reader alone, or serde derive over quick-xml or serde-xml-rs. Each answers alike.
+    #[arg(long, value_enum, default_value_t = BindingChoice::Streaming)]
+    pub binding: BindingChoice,
+}
+
+/// The bindings `--binding` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum BindingChoice {
+    Streaming,
+    StreamingQuickXml,
+    SerdeQuickXml,
+    SerdeXmlRs,
+}
+
+impl BindingChoice {
+    /// Every binding, the default first.
+    pub const ALL: [BindingChoice; 4] = [
+        BindingChoice::Streaming,
+        BindingChoice::StreamingQuickXml,
+        BindingChoice::SerdeQuickXml,
+        BindingChoice::SerdeXmlRs,
+    ];
+
+    pub fn binding(self) -> &'static dyn wstest::Binding {
+        match self {
+            BindingChoice::Streaming => &wstest::binding::STREAMING,
+            BindingChoice::StreamingQuickXml => &wstest::binding::STREAMING_QUICK_XML,
+            BindingChoice::SerdeQuickXml => &serde_bindings::SERDE_QUICK_XML,
+            BindingChoice::SerdeXmlRs => &serde_bindings::SERDE_XML_RS,
+        }
+    }
 }
 
 /// The settings the server runs with.
@@ -51,6 +83,8 @@ pub struct Config {
     pub paths: Vec<String>,
     /// How long in-flight requests get to finish after a shutdown signal.
     pub shutdown_grace: Duration,
+    /// The XML binding (`--binding`).
+    pub binding: BindingChoice,
 }
 
 impl Default for Config {
@@ -65,6 +99,7 @@ impl Default for Config {
                 .map(|path| path.to_ascii_lowercase())
                 .collect(),
             shutdown_grace: Duration::from_secs(10),
+            binding: BindingChoice::Streaming,
         }
     }
 }
@@ -87,6 +122,7 @@ impl Args {
             header_timeout: seconds("--header-timeout", self.header_timeout)?,
             idle_timeout: seconds("--idle-timeout", self.idle_timeout)?,
             paths,
+            binding: self.binding,
             ..Config::default()
         })
     }

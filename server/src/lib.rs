@@ -25,7 +25,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use tokio::sync::watch;
 
-pub use config::Config;
+pub use config::{BindingChoice, Config};
 use watchdog::{ConnectionState, WatchedIo, watchdog};
 
 /// Binds a listening socket the way a benchmark server wants it: address reuse, a deep backlog,

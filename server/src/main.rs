@@ -28,8 +28,9 @@ fn run(args: &server::config::Args) -> anyhow::Result<()> {
         server::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
     let addr = listener.local_addr()?;
     eprintln!(
-        "wstest-server listening on http://{addr}/WSTest ({} threads); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml http://{addr}/WSTest",
-        config.n_threads
+        "wstest-server listening on http://{addr}/WSTest ({} threads, binding {}); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml http://{addr}/WSTest",
+        config.n_threads,
+        config.binding.binding().name()
     );
     server::run(listener, config, server::shutdown_signal())
 }

@@ -19,7 +19,7 @@ use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper::body::{Body as _, Incoming};
 
-use crate::config::Config;
+use crate::config::{BindingChoice, Config};
 use crate::watchdog::ConnectionState;
 
 const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
@@ -118,7 +118,12 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Body
     };
     let soap_action = parts.headers.get("soapaction").map(HeaderValue::as_bytes);
     let mut out = Body::buffer();
-    let (status, body) = match wstest::respond(soap_action, &body, now(), &mut out) {
+    let answered = match config.binding {
+        // Ours, called directly: the default path stays free of a virtual call.
+        BindingChoice::Streaming => wstest::respond(soap_action, &body, now(), &mut out),
+        other => wstest::respond_with(other.binding(), soap_action, &body, now(), &mut out),
+    };
+    let (status, body) = match answered {
         Ok(_) => (StatusCode::OK, out),
         Err(fault) => {
             out.clear();

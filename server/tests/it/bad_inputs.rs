@@ -132,7 +132,7 @@ fn chunked(body: &[u8]) -> Vec<u8> {
 }
 
 #[track_caller]
-fn check(server: &TestServer, case: &Case) {
+fn check(server: &TestServer, case: &Case, binding: server::BindingChoice) {
     let mut client = server.connect();
     let response = match &case.head {
         Head::Post(headers) => {
@@ -148,7 +148,13 @@ fn check(server: &TestServer, case: &Case) {
     };
     match case.expect {
         Expect::Fault(code) => {
-            assert_eq!(response.status, 500, "{}: {}", case.name, response.text());
+            assert_eq!(
+                response.status,
+                500,
+                "{} with {binding:?}: {}",
+                case.name,
+                response.text()
+            );
             assert_eq!(
                 response.header("content-type"),
                 Some("text/xml; charset=utf-8"),
@@ -157,7 +163,11 @@ fn check(server: &TestServer, case: &Case) {
             );
             match wstest::decode_response(&response.body) {
                 Ok(Reply::Fault(fault)) => {
-                    assert_eq!(fault.code, code, "{}: {}", case.name, fault.reason);
+                    assert_eq!(
+                        fault.code, code,
+                        "{} with {binding:?}: {}",
+                        case.name, fault.reason
+                    );
                     assert!(
                         fault.reason.len() > 10,
                         "{}: {:?} says too little",
@@ -183,14 +193,16 @@ fn check(server: &TestServer, case: &Case) {
 
 #[test]
 fn bad_inputs_get_clear_answers() {
-    let server = TestServer::start();
     let cases = cases();
     assert!(cases.len() >= 30);
     let void = soap(r#"<EchoVoid xmlns="uri:WSTestWeb-TestService"/>"#);
-    for case in &cases {
-        check(&server, case);
-        // The server is still there and well.
-        let response = server.connect().post("/WSTest", &[TEXT_XML], &void);
-        assert_eq!(response.status, 200, "after {}", case.name);
+    for binding in server::BindingChoice::ALL {
+        let server = TestServer::with_binding(binding);
+        for case in &cases {
+            check(&server, case, binding);
+            // The server is still there and well.
+            let response = server.connect().post("/WSTest", &[TEXT_XML], &void);
+            assert_eq!(response.status, 200, "after {} with {binding:?}", case.name);
+        }
     }
 }

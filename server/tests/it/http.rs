@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use server::BindingChoice;
 use wstest::{Reply, Request, Response};
 
 use crate::{Client, HttpResponse, TEXT_XML, TestServer, soap_action};
@@ -42,13 +43,16 @@ pub(crate) fn check_answer(what: &str, request_body: &[u8], response: &HttpRespo
 
 #[test]
 fn every_post_file_is_answered_on_one_keep_alive_connection() {
-    let server = TestServer::start();
-    let mut client = server.connect();
-    for _ in 0..3 {
-        for file in wstest::post_files::all() {
-            let body = file.body();
-            let response = client.post("/WSTest", &[TEXT_XML, &soap_action(file.operation)], &body);
-            check_answer(file.name, &body, &response);
+    for binding in BindingChoice::ALL {
+        let server = TestServer::with_binding(binding);
+        let mut client = server.connect();
+        for _ in 0..3 {
+            for file in wstest::post_files::all() {
+                let body = file.body();
+                let response =
+                    client.post("/WSTest", &[TEXT_XML, &soap_action(file.operation)], &body);
+                check_answer(&format!("{} with {binding:?}", file.name), &body, &response);
+            }
         }
     }
 }

@@ -27,6 +27,15 @@ impl TestServer {
         })
     }
 
+    /// A server answering through `binding`.
+    pub(crate) fn with_binding(binding: server::BindingChoice) -> TestServer {
+        TestServer::with_config(Config {
+            max_body: 8 * 1024 * 1024,
+            binding,
+            ..Config::default()
+        })
+    }
+
     pub(crate) fn with_config(config: Config) -> TestServer {
         let listener = server::bind("127.0.0.1:0".parse().unwrap()).unwrap();
         let addr = listener.local_addr().unwrap();
