@@ -17,9 +17,9 @@ pub(crate) mod quick {
     use wstest::xsd;
 
     use crate::decode::Decoded;
-    use crate::values::{Base64, Float, Instant, Int, NilValue, Str};
+    use crate::values::{Base64, Float, Instant, Int, NilOption, NilValue, Str};
 
-    type Nillable<T> = Option<T>;
+    type Nillable<T> = NilOption<T>;
 
     include!("wire_in.rs");
 }

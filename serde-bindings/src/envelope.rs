@@ -33,8 +33,16 @@ fn malformed(error: impl std::fmt::Display) -> Fault {
     Fault::client(format!("malformed XML: {error}"))
 }
 
-/// Checks the envelope of `xml` as far as the Body's element.
+/// Checks the envelope of `xml` as far as the Body's element, and that the message ends with
+/// the Envelope's end tag (neither library looks past the root element's end).
 pub(crate) fn check(xml: &[u8], expect: Expect) -> Result<Checked, Fault> {
+    let end = xml.trim_ascii_end();
+    let last_tag = memchr::memrchr(b'<', end).map_or(&[][..], |at| &end[at..]);
+    if !(last_tag.starts_with(b"</") && last_tag.ends_with(b"Envelope>")) {
+        return Err(Fault::client(
+            "the message does not end with the Envelope's end tag",
+        ));
+    }
     let mut reader = NsReader::from_reader(xml);
     let mut depth = 0usize;
     let mut canonical = true;
@@ -131,6 +139,10 @@ pub(crate) fn check(xml: &[u8], expect: Expect) -> Result<Checked, Fault> {
                 }
             }
             Event::Eof => return Err(Fault::client("the envelope has no Body element")),
+            // SOAP 1.1 (section 3) forbids a DTD, and xml-rs would expand its entities.
+            Event::DocType(_) => {
+                return Err(Fault::client("a SOAP message must not hold a DOCTYPE"));
+            }
             _ => {}
         }
     }

@@ -131,7 +131,59 @@ pub(crate) struct Str<'a>(pub Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Text::deserialize(deserializer).map(|text| Str(text.0))
+        let text = Text::deserialize(deserializer)?;
+        // XML 1.0 holds no control characters but tab, line feed and carriage return, not even
+        // as a character reference; quick-xml resolves `&#1;` all the same.
+        if let Some(bad) = text
+            .0
+            .bytes()
+            .find(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+        {
+            return Err(de::Error::custom(format_args!(
+                "a string holds the control character U+{bad:04X}, which XML does not allow"
+            )));
+        }
+        Ok(Str(text.0))
+    }
+}
+
+/// A nillable element as quick-xml reads it: `xsi:nil="true"` is `None`. Not a bare
+/// `Option`, because serde takes a missing `Option` field for `None`, and a nillable element is
+/// still required: the field's default ([`NilValue::missing`]) remembers that it was absent.
+#[derive(Debug)]
+pub(crate) struct NilOption<T> {
+    value: Option<T>,
+    present: bool,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NilOption<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Option::<T>::deserialize(deserializer).map(|value| NilOption {
+            value,
+            present: true,
+        })
+    }
+}
+
+impl<T> NilValue<T> for NilOption<T> {
+    fn into_value(self) -> Result<Option<T>, &'static str> {
+        if self.present {
+            Ok(self.value)
+        } else {
+            Err("missing")
+        }
+    }
+    fn none() -> Self {
+        NilOption {
+            value: None,
+            present: true,
+        }
+    }
+    fn missing() -> Self {
+        NilOption {
+            value: None,
+            present: false,
+        }
     }
 }
 
@@ -143,6 +195,13 @@ pub(crate) struct NilElement<T> {
     nil: Option<String>,
     #[serde(rename = "#text", alias = "$text", default = "none")]
     value: Option<T>,
+    /// Always true when read; false for [`NilValue::missing`].
+    #[serde(skip, default = "yes")]
+    present: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn none<T>() -> Option<T> {
@@ -155,15 +214,8 @@ pub(crate) trait NilValue<T> {
     fn into_value(self) -> Result<Option<T>, &'static str>;
     /// A nil element.
     fn none() -> Self;
-}
-
-impl<T> NilValue<T> for Option<T> {
-    fn into_value(self) -> Result<Option<T>, &'static str> {
-        Ok(self)
-    }
-    fn none() -> Self {
-        None
-    }
+    /// No element at all: the field's default, which [`NilValue::into_value`] refuses.
+    fn missing() -> Self;
 }
 
 impl<T: EmptyText> NilValue<T> for NilElement<T> {
@@ -171,10 +223,21 @@ impl<T: EmptyText> NilValue<T> for NilElement<T> {
         NilElement {
             nil: Some("true".to_owned()),
             value: None,
+            present: true,
+        }
+    }
+    fn missing() -> Self {
+        NilElement {
+            nil: None,
+            value: None,
+            present: false,
         }
     }
 
     fn into_value(self) -> Result<Option<T>, &'static str> {
+        if !self.present {
+            return Err("missing");
+        }
         if self.nil.as_deref().and_then(xsd::parse_boolean) == Some(true) {
             return Ok(None);
         }

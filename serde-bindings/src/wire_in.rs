@@ -1,5 +1,5 @@
 // The shapes of the WSTest messages as serde reads them, written once and included twice: in
-// `crate::decode::quick` with `Nillable<T> = Option<T>` (quick-xml reads `xsi:nil` itself) and
+// `crate::decode::quick` with `Nillable<T> = NilOption<T>` (quick-xml reads `xsi:nil` itself) and
 // in `crate::decode::xml_rs` with `Nillable<T> = NilElement<T>`. Each name is given as quick-xml
 // matches it (local names; `$value`, `$text`) and as serde-xml-rs does (names as written, with
 // the prefixes that `crate::envelope` makes canonical; `#content`, `#text`).
@@ -22,8 +22,8 @@ struct Body<'a> {
 enum Message<'a> {
     EchoVoid {},
     EchoStruct {
-        #[serde(borrow, default)]
-        array: Option<Structs<'a>>,
+        #[serde(borrow)]
+        array: Structs<'a>,
     },
     EchoList {
         #[serde(borrow, default)]
@@ -43,8 +43,8 @@ enum Message<'a> {
     },
     EchoVoidResponse {},
     EchoStructResponse {
-        #[serde(rename = "EchoStructResult", borrow, default)]
-        result: Option<Structs<'a>>,
+        #[serde(rename = "EchoStructResult", borrow)]
+        result: Structs<'a>,
     },
     EchoListResponse {
         #[serde(rename = "EchoListResult", borrow, default)]
@@ -66,25 +66,30 @@ enum Message<'a> {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Structs<'a> {
-    #[serde(rename = "$value", alias = "#content", borrow, default)]
-    items: Vec<Struct<'a>>,
+    #[serde(borrow, default)]
+    l: Vec<Struct<'a>>,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Struct<'a> {
     i: Int,
+    #[serde(default = "NilValue::missing")]
     f: Nillable<Float>,
-    #[serde(borrow)]
+    #[serde(borrow, default = "NilValue::missing")]
     s: Nillable<Str<'a>>,
 }
 
 /// A `TestNode`: the struct's fields and the next node inside it.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Node<'a> {
     i: Int,
+    #[serde(default = "NilValue::missing")]
     f: Nillable<Float>,
-    #[serde(borrow)]
+    #[serde(borrow, default = "NilValue::missing")]
     s: Nillable<Str<'a>>,
     #[serde(rename = "Next", borrow, default)]
     next: Option<Box<Node<'a>>>,
@@ -102,6 +107,7 @@ impl Drop for Node<'_> {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Synth<'a> {
     #[serde(rename = "Strng", borrow, default)]
     strng: Option<Str<'a>>,
@@ -112,6 +118,7 @@ struct Synth<'a> {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Order<'a> {
     #[serde(rename = "OrderId")]
     order_id: Int,
@@ -128,6 +135,7 @@ struct Order<'a> {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Customer<'a> {
     #[serde(rename = "CustomerId")]
     customer_id: Int,
@@ -150,6 +158,7 @@ struct Customer<'a> {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Address<'a> {
     #[serde(rename = "FirstName", borrow)]
     first_name: Str<'a>,
@@ -176,6 +185,7 @@ struct LineItems<'a> {
 /// A `LineItem`, which may be nil: its nil attribute and its fields side by side, since neither
 /// library reads a nil complex element into an `Option` inside a sequence alike.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct LineItem<'a> {
     #[serde(rename = "@xsi:nil", alias = "@nil", default)]
     nil: Option<String>,
@@ -207,11 +217,16 @@ impl<'a> Envelope<'a> {
                 order_id,
                 customer_id,
                 message_size,
-            } => Decoded::Request(Request::GetOrder(model::GetOrder {
-                order_id: order_id.0,
-                customer_id: customer_id.0,
-                message_size: message_size.0,
-            })),
+            } => {
+                let params = model::GetOrder {
+                    order_id: order_id.0,
+                    customer_id: customer_id.0,
+                    message_size: message_size.0,
+                };
+                // The same bounds as ours: an order is built from this size.
+                params.validate().map_err(|fault| fault.reason)?;
+                Decoded::Request(Request::GetOrder(params))
+            }
             Message::EchoVoidResponse {} => Decoded::Response(Reply::Response(Response::EchoVoid)),
             Message::EchoStructResponse { result } => {
                 Decoded::Response(Reply::Response(Response::EchoStruct(structs(result)?)))
@@ -241,12 +256,11 @@ impl<'a> Envelope<'a> {
     }
 }
 
-fn structs(array: Option<Structs<'_>>) -> Result<Vec<TestStruct<'_>>, String> {
-    array
-        .map_or_else(Vec::new, |array| array.items)
-        .into_iter()
-        .map(test_struct)
-        .collect()
+fn structs(array: Structs<'_>) -> Result<Vec<TestStruct<'_>>, String> {
+    if array.l.is_empty() {
+        return Err("an array must hold at least one l".to_owned());
+    }
+    array.l.into_iter().map(test_struct).collect()
 }
 
 fn test_struct(item: Struct<'_>) -> Result<TestStruct<'_>, String> {

@@ -1,0 +1,2 @@
+//! wsperf: measures each binding and encoding of the WSTest messages in memory (work in progress).
+fn main() {}
