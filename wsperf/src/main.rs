@@ -1,2 +1,12 @@
-//! wsperf: measures each binding and encoding of the WSTest messages in memory (work in progress).
-fn main() {}
+use clap::Parser as _;
+
+fn main() -> std::process::ExitCode {
+    let args = wsperf::Args::parse();
+    match wsperf::run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("wsperf: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

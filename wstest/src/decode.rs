@@ -98,6 +98,32 @@ pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>,
         .map_err(DecodeError::into_fault)
 }
 
+/// Reads every token of `xml` with `lexer` and builds nothing: the most any binding on that
+/// lexer could do with the same bytes, which wsperf reports as `tokens-only`.
+///
+/// Returns how many tokens there were, or `None` when the input is malformed or, for
+/// [`LexerChoice::Fast`], when the fast lexer gives up on it (the decoder then hands it to
+/// quick-xml). The fast lexer's pass is the decoder's own token stream, without the shortcuts
+/// that read a TestStruct's fields in one step.
+pub fn count_tokens(lexer: LexerChoice, xml: &[u8]) -> Option<usize> {
+    fn count<'i>(mut lexer: impl Lexer<'i>) -> Option<usize> {
+        let mut n_tokens = 0;
+        loop {
+            match lexer.next_token().ok()? {
+                Token::Eof => return Some(n_tokens),
+                token => {
+                    std::hint::black_box(&token);
+                    n_tokens += 1;
+                }
+            }
+        }
+    }
+    match lexer {
+        LexerChoice::Fast => count(FastLexer::new(xml)?),
+        LexerChoice::QuickXml => count(QuickXmlLexer::new(xml)),
+    }
+}
+
 /// Why decoding stopped: a fault to answer with, or the fast lexer giving up.
 #[derive(Debug)]
 enum DecodeError {

@@ -1,0 +1,430 @@
+//! What wsperf measures: each XML binding, each other encoding of the same data, and the
+//! limits (a lexer pass that builds nothing, a plain copy); how each encodes, decodes and is
+//! checked against our binding's model.
+
+use std::hint::black_box;
+use std::io::{Read as _, Write as _};
+
+use anyhow::{Context, anyhow, bail};
+use apache_avro::Schema;
+use apache_avro::types::Value;
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use serde::{Deserialize, Serialize};
+use wstest::Binding;
+use wstest::binding::{STREAMING, STREAMING_QUICK_XML};
+use wstest::decode::{LexerChoice, count_tokens};
+
+use crate::document::{Document, Kind, Message, decode_xml, encode_xml};
+use crate::measure::{Sample, Timing};
+use crate::wire::{De, Payload, Ser, Shape};
+
+/// The XML bindings, by the names `--bindings` takes.
+pub(crate) const BINDINGS: [&dyn Binding; 4] = [
+    &STREAMING,
+    &STREAMING_QUICK_XML,
+    &serde_bindings::SERDE_QUICK_XML,
+    &serde_bindings::SERDE_XML_RS,
+];
+
+/// The encodings `--encodings` takes; `xml` stands for every chosen binding.
+pub(crate) const ENCODINGS: [&str; 5] = ["xml", "xml-gzip", "json", "msgpack", "avro"];
+
+/// One row's implementation.
+#[derive(Clone, Copy)]
+pub(crate) enum Implementation {
+    Xml(&'static dyn Binding),
+    /// Our XML, gzipped (flate2 on zlib-rs, its default level).
+    XmlGzip,
+    Json,
+    MsgPack,
+    Avro,
+    /// One pass of a lexer over the XML, building nothing (decode only).
+    TokensOnly(LexerChoice),
+    /// memchr over the `<` and `>` that bound every tag and text: the least any XML reader
+    /// must do with the bytes, whatever it builds (decode only).
+    Scan,
+    /// A copy of the XML's bytes into a reused buffer.
+    Copy,
+}
+
+impl Implementation {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Implementation::Xml(binding) => binding.name(),
+            Implementation::XmlGzip => "xml-gzip",
+            Implementation::Json => "json",
+            Implementation::MsgPack => "msgpack",
+            Implementation::Avro => "avro",
+            Implementation::TokensOnly(LexerChoice::Fast) => "tokens-only-fast",
+            Implementation::TokensOnly(LexerChoice::QuickXml) => "tokens-only-quick-xml",
+            Implementation::Scan => "scan",
+            Implementation::Copy => "copy",
+        }
+    }
+
+    /// A limit rather than a way to carry the data.
+    pub(crate) fn is_limit(self) -> bool {
+        matches!(
+            self,
+            Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy
+        )
+    }
+}
+
+/// What is timed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Decode,
+    Encode,
+    RoundTrip,
+}
+
+impl Mode {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Mode::Decode => "decode",
+            Mode::Encode => "encode",
+            Mode::RoundTrip => "round-trip",
+        }
+    }
+}
+
+/// Avro's schema for each payload shape, parsed once.
+pub(crate) struct AvroSchemas(Vec<(Shape, Schema)>);
+
+impl AvroSchemas {
+    pub(crate) fn new() -> AvroSchemas {
+        AvroSchemas(
+            Shape::ALL
+                .into_iter()
+                .map(|shape| {
+                    let schema = Schema::parse_str(&shape.avro_schema())
+                        .expect("the WSTest Avro schemas parse");
+                    (shape, schema)
+                })
+                .collect(),
+        )
+    }
+
+    fn of(&self, shape: Shape) -> &Schema {
+        &self
+            .0
+            .iter()
+            .find(|(s, _)| *s == shape)
+            .expect("a schema per shape")
+            .1
+    }
+}
+
+/// The bytes `implementation` carries `document` in: the XML itself for the limits.
+pub(crate) fn encoding(
+    implementation: Implementation,
+    document: &Document,
+    avro: &AvroSchemas,
+) -> anyhow::Result<Vec<u8>> {
+    let model = document.model();
+    let mut out = Vec::new();
+    let mut scratch = Vec::new();
+    match implementation {
+        Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy => {
+            out.extend_from_slice(&document.xml)
+        }
+        _ => encode(
+            implementation,
+            &model,
+            &Payload::of(&model),
+            avro,
+            &mut scratch,
+            &mut out,
+        )?,
+    }
+    Ok(out)
+}
+
+/// Checks that `implementation` reads its own encoding of `document` back to our model, and
+/// that a binding reads the document itself as ours does: a row is only timed once it is right.
+pub(crate) fn verify(
+    implementation: Implementation,
+    document: &Document,
+    avro: &AvroSchemas,
+) -> anyhow::Result<()> {
+    let model = document.model();
+    let expected = format!("{model:?}");
+    let same = |message: &Message<'_>| format!("{message:?}") == expected;
+    if let Implementation::Xml(binding) = implementation {
+        let read = decode_xml(binding, document.kind, &document.xml)
+            .map_err(|fault| anyhow!("cannot read the document: {fault}"))?;
+        if !same(&read) {
+            bail!("reads the document as {read:?}, not as ours does");
+        }
+    }
+    if let Implementation::TokensOnly(lexer) = implementation {
+        return match count_tokens(lexer, &document.xml) {
+            Some(_) => Ok(()),
+            None => bail!("the lexer does not read this document"),
+        };
+    }
+    if implementation.is_limit() {
+        return Ok(());
+    }
+    let bytes = encoding(implementation, document, avro)?;
+    let mut scratch = Vec::new();
+    decode(
+        implementation,
+        document,
+        &bytes,
+        avro,
+        &mut scratch,
+        |decoded| {
+            let message = decoded.into_message(document.kind);
+            if same(&message) {
+                Ok(())
+            } else {
+                Err(anyhow!("reads its own encoding back as {message:?}"))
+            }
+        },
+    )?
+}
+
+/// Times `mode` for `implementation` on `document`, or `None` where the pair means nothing
+/// (a lexer pass has nothing to encode).
+pub(crate) fn measure(
+    implementation: Implementation,
+    mode: Mode,
+    document: &Document,
+    avro: &AvroSchemas,
+    timing: &Timing,
+) -> anyhow::Result<Option<Sample>> {
+    let model = document.model();
+    let payload = Payload::of(&model);
+    let encoded = encoding(implementation, document, avro)?;
+    let mut out = Vec::with_capacity(encoded.len() * 2);
+    let mut scratch = Vec::with_capacity(document.xml.len() * 2);
+    let sample = match (implementation, mode) {
+        (Implementation::TokensOnly(lexer), Mode::Decode) => timing.measure(|| {
+            black_box(count_tokens(lexer, black_box(&encoded)));
+        }),
+        (Implementation::Scan, Mode::Decode) => timing.measure(|| {
+            black_box(memchr::memchr2_iter(b'<', b'>', black_box(&encoded)).count());
+        }),
+        (Implementation::TokensOnly(_) | Implementation::Scan, _) => return Ok(None),
+        (Implementation::Copy, _) => timing.measure(|| {
+            out.clear();
+            out.extend_from_slice(black_box(&encoded));
+            black_box(&out);
+        }),
+        (_, Mode::Decode) => timing.measure(|| {
+            let read = decode(
+                implementation,
+                document,
+                black_box(&encoded),
+                avro,
+                &mut scratch,
+                |m| {
+                    black_box(&m);
+                },
+            );
+            black_box(read.is_ok());
+        }),
+        (_, Mode::Encode) => timing.measure(|| {
+            out.clear();
+            let written = encode(
+                implementation,
+                black_box(&model),
+                black_box(&payload),
+                avro,
+                &mut scratch,
+                &mut out,
+            );
+            black_box((written.is_ok(), &out));
+        }),
+        (_, Mode::RoundTrip) => {
+            let mut decode_scratch = Vec::new();
+            timing.measure(|| {
+                out.clear();
+                let written = encode(
+                    implementation,
+                    black_box(&model),
+                    black_box(&payload),
+                    avro,
+                    &mut scratch,
+                    &mut out,
+                );
+                let read = decode(
+                    implementation,
+                    document,
+                    &out,
+                    avro,
+                    &mut decode_scratch,
+                    |m| {
+                        black_box(&m);
+                    },
+                );
+                black_box((written.is_ok(), read.is_ok()));
+            })
+        }
+    };
+    Ok(Some(sample))
+}
+
+/// Appends the encoding of one message to `out`: XML bindings from the model, the other
+/// encodings from their payload types (what a team would derive serde on), gzip from our XML in
+/// `scratch`.
+fn encode(
+    implementation: Implementation,
+    model: &Message<'_>,
+    payload: &Payload<'_>,
+    avro: &AvroSchemas,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    match implementation {
+        Implementation::Xml(binding) => encode_xml(binding, model, out),
+        Implementation::XmlGzip => {
+            scratch.clear();
+            encode_xml(&STREAMING, model, scratch);
+            let mut gzip = GzEncoder::new(out, Compression::default());
+            gzip.write_all(scratch)?;
+            gzip.finish()?;
+        }
+        Implementation::Json => payload.write(&mut JsonSer(out))?,
+        Implementation::MsgPack => payload.write(&mut MsgPackSer(out))?,
+        Implementation::Avro => {
+            let schema = avro.of(shape_of(payload));
+            payload.write(&mut AvroSer { schema, out })?;
+        }
+        Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy => {
+            unreachable!("the limits encode nothing")
+        }
+    }
+    Ok(())
+}
+
+/// What a decoder reads into: our model for the XML bindings, the payload types for the other
+/// encodings (their own model, as a team deriving serde would have it).
+#[allow(clippy::large_enum_variant)]
+enum Decoded<'a> {
+    Model(Message<'a>),
+    Payload(Payload<'a>),
+}
+
+impl<'a> Decoded<'a> {
+    fn into_message(self, kind: Kind) -> Message<'a> {
+        match self {
+            Decoded::Model(message) => message,
+            Decoded::Payload(payload) => payload.into_message(kind),
+        }
+    }
+}
+
+/// Decodes `bytes` into the implementation's own types and hands them to `then`, which
+/// `verify` converts to our model and timing only looks at.
+fn decode<R>(
+    implementation: Implementation,
+    document: &Document,
+    bytes: &[u8],
+    avro: &AvroSchemas,
+    scratch: &mut Vec<u8>,
+    then: impl FnOnce(Decoded<'_>) -> R,
+) -> anyhow::Result<R> {
+    let kind = document.kind;
+    let shape = Shape::of(kind);
+    Ok(match implementation {
+        Implementation::Xml(binding) => {
+            let message = decode_xml(binding, kind, bytes).map_err(|fault| anyhow!("{fault}"))?;
+            then(Decoded::Model(message))
+        }
+        Implementation::XmlGzip => {
+            scratch.clear();
+            GzDecoder::new(bytes)
+                .read_to_end(scratch)
+                .context("gunzip")?;
+            let message =
+                decode_xml(&STREAMING, kind, scratch).map_err(|fault| anyhow!("{fault}"))?;
+            then(Decoded::Model(message))
+        }
+        Implementation::Json => then(Decoded::Payload(Payload::read(shape, JsonDe(bytes))?)),
+        Implementation::MsgPack => then(Decoded::Payload(Payload::read(shape, MsgPackDe(bytes))?)),
+        Implementation::Avro => {
+            let value = apache_avro::from_avro_datum(avro.of(shape), &mut &bytes[..], None)?;
+            then(Decoded::Payload(Payload::read(shape, AvroDe(&value))?))
+        }
+        Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy => {
+            unreachable!("the limits decode nothing")
+        }
+    })
+}
+
+fn shape_of(payload: &Payload<'_>) -> Shape {
+    match payload {
+        Payload::Void => Shape::Void,
+        Payload::Structs(_) => Shape::Structs,
+        Payload::Synthetic(_) => Shape::Synthetic,
+        Payload::GetOrder(_) => Shape::GetOrder,
+        Payload::Order(_) => Shape::Order,
+    }
+}
+
+struct JsonSer<'o>(&'o mut Vec<u8>);
+
+impl Ser for JsonSer<'_> {
+    type Error = serde_json::Error;
+    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
+        serde_json::to_writer(&mut *self.0, value)
+    }
+}
+
+struct JsonDe<'a>(&'a [u8]);
+
+impl<'a> De<'a> for JsonDe<'a> {
+    type Error = serde_json::Error;
+    fn de<T: Deserialize<'a>>(self) -> Result<T, Self::Error> {
+        serde_json::from_slice(self.0)
+    }
+}
+
+/// MessagePack's compact form: a struct as an array of its fields, rmp-serde's default.
+struct MsgPackSer<'o>(&'o mut Vec<u8>);
+
+impl Ser for MsgPackSer<'_> {
+    type Error = rmp_serde::encode::Error;
+    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
+        rmp_serde::encode::write(&mut *self.0, value)
+    }
+}
+
+struct MsgPackDe<'a>(&'a [u8]);
+
+impl<'a> De<'a> for MsgPackDe<'a> {
+    type Error = rmp_serde::decode::Error;
+    fn de<T: Deserialize<'a>>(self) -> Result<T, Self::Error> {
+        rmp_serde::from_slice(self.0)
+    }
+}
+
+/// Avro's schema-aware serializer, which writes straight into the buffer without building a
+/// `Value` first (its fast path).
+struct AvroSer<'s, 'o> {
+    schema: &'s Schema,
+    out: &'o mut Vec<u8>,
+}
+
+impl Ser for AvroSer<'_, '_> {
+    type Error = apache_avro::Error;
+    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
+        apache_avro::write_avro_datum_ref(self.schema, value, &mut *self.out).map(drop)
+    }
+}
+
+/// Avro reads into a `Value` tree; serde then borrows the payload's strings from it.
+struct AvroDe<'v>(&'v Value);
+
+impl<'v> De<'v> for AvroDe<'v> {
+    type Error = apache_avro::Error;
+    fn de<T: Deserialize<'v>>(self) -> Result<T, Self::Error> {
+        apache_avro::from_value(self.0)
+    }
+}

@@ -1,0 +1,334 @@
+//! wsperf: what each XML binding of the WSTest messages, and each other encoding of the same
+//! data, costs in memory, apart from the network and HTTP.
+//!
+//! # Map
+//! - [`Args`] and [`run`]: the command line and what it does.
+//! - `document`: the documents measured (files, or the post files and our server's responses),
+//!   each with the model our binding reads from it.
+//! - `codec`: the implementations (four XML bindings, gzip, JSON, MessagePack, Avro, and the
+//!   limits: a lexer pass that builds nothing, a memchr scan, a copy), checked against our
+//!   model before they are timed.
+//! - `wire`: the serde types and Avro schemas the non-XML encodings carry the data in.
+//! - `measure`: warm-up, batches, median and spread.
+//! - `report`: the rows in text, CSV, JSON, Markdown or LaTeX; the size table.
+//! - `chart`: the SVG chart.
+
+mod chart;
+mod codec;
+mod document;
+mod measure;
+mod report;
+mod wire;
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+pub use codec::Mode;
+use codec::{AvroSchemas, BINDINGS, ENCODINGS, Implementation};
+use document::Document;
+pub use measure::{Sample, Timing};
+pub use report::Format;
+use report::Row;
+use wstest::decode::LexerChoice;
+
+/// Measures decoding and encoding of WSTest documents in memory, for each XML binding and each
+/// other encoding of the same data, beside the limits (a lexer pass, a copy).
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Args {
+    /// XML files, requests or responses; none: every post file and the response our server
+    /// writes to it.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Time decoding (the default when no mode is named).
+    #[arg(short = 'd', long)]
+    pub decode: bool,
+
+    /// Time encoding.
+    #[arg(short = 'e', long)]
+    pub encode: bool,
+
+    /// Time encoding and then decoding what was written.
+    #[arg(long)]
+    pub round_trip: bool,
+
+    /// The XML bindings, comma-separated (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = BINDINGS.map(|binding| binding.name()))]
+    pub bindings: Vec<String>,
+
+    /// The encodings, comma-separated; `xml` is every chosen binding (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = ENCODINGS)]
+    pub encodings: Vec<String>,
+
+    /// Leave out the limits (the tokens-only lexer passes, the scan and the copy).
+    #[arg(long)]
+    pub no_limits: bool,
+
+    /// Warm up with at least N calls…
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub warmup: u64,
+
+    /// …and for at least MS milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 200)]
+    pub warmup_time: u64,
+
+    /// Measure at least N batches…
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub repeat: u64,
+
+    /// …and for at least MS milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub time: u64,
+
+    /// The output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Write the output to FILE rather than stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Also draw the times as an SVG chart.
+    #[arg(long, value_name = "FILE.svg")]
+    pub chart: Option<PathBuf>,
+
+    /// Print the size of each document in each encoding, and time nothing.
+    #[arg(long)]
+    pub sizes: bool,
+
+    /// Write the response of every post file into DIR, and time nothing.
+    #[arg(long, value_name = "DIR")]
+    pub generate: Option<PathBuf>,
+}
+
+impl Args {
+    pub fn timing(&self) -> Timing {
+        Timing {
+            warmup: self.warmup,
+            warmup_time: Duration::from_millis(self.warmup_time),
+            repeat: self.repeat,
+            time: Duration::from_millis(self.time),
+        }
+    }
+
+    pub fn modes(&self) -> Vec<Mode> {
+        let chosen = [
+            (self.decode, Mode::Decode),
+            (self.encode, Mode::Encode),
+            (self.round_trip, Mode::RoundTrip),
+        ];
+        let modes: Vec<Mode> = chosen
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|&(_, mode)| mode)
+            .collect();
+        if modes.is_empty() {
+            vec![Mode::Decode]
+        } else {
+            modes
+        }
+    }
+
+    /// The implementations, in the order the rows show them.
+    fn implementations(&self) -> Vec<Implementation> {
+        let encoding =
+            |name: &str| self.encodings.is_empty() || self.encodings.iter().any(|e| e == name);
+        let mut chosen = Vec::new();
+        if encoding("xml") {
+            chosen.extend(
+                BINDINGS
+                    .into_iter()
+                    .filter(|binding| {
+                        self.bindings.is_empty()
+                            || self.bindings.iter().any(|b| b == binding.name())
+                    })
+                    .map(Implementation::Xml),
+            );
+        }
+        for (name, implementation) in [
+            ("xml-gzip", Implementation::XmlGzip),
+            ("json", Implementation::Json),
+            ("msgpack", Implementation::MsgPack),
+            ("avro", Implementation::Avro),
+        ] {
+            if encoding(name) {
+                chosen.push(implementation);
+            }
+        }
+        if !self.no_limits {
+            chosen.extend([
+                Implementation::TokensOnly(LexerChoice::Fast),
+                Implementation::TokensOnly(LexerChoice::QuickXml),
+                Implementation::Scan,
+                Implementation::Copy,
+            ]);
+        }
+        chosen
+    }
+}
+
+/// Does what `args` ask.
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(dir) = &args.generate {
+        for path in document::generate(dir)? {
+            println!("{}", path.display());
+        }
+        return Ok(());
+    }
+    let documents = if args.files.is_empty() {
+        document::post_files_and_responses()
+    } else {
+        args.files
+            .iter()
+            .map(|path| Document::read(path))
+            .collect::<anyhow::Result<_>>()?
+    };
+    let implementations = args.implementations();
+    if implementations.is_empty() {
+        bail!("nothing to measure: the chosen encodings leave no implementation");
+    }
+    let avro = AvroSchemas::new();
+    let output = if args.sizes {
+        sizes(&documents, &implementations, &avro, args.format)?
+    } else {
+        let rows = measure_all(
+            &documents,
+            &implementations,
+            &args.modes(),
+            &args.timing(),
+            &avro,
+        )?;
+        if let Some(path) = &args.chart {
+            chart::draw(&rows, &chart_title(), path)?;
+            eprintln!("wrote {}", path.display());
+        }
+        report::timings(&rows, args.format)
+    };
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, output)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        None => print!("{output}"),
+    }
+    Ok(())
+}
+
+fn sizes(
+    documents: &[Document],
+    implementations: &[Implementation],
+    avro: &AvroSchemas,
+    format: Format,
+) -> anyhow::Result<String> {
+    let carriers: Vec<Implementation> = implementations
+        .iter()
+        .copied()
+        .filter(|i| !i.is_limit())
+        .collect();
+    let mut bytes = Vec::new();
+    for document in documents {
+        let mut row = Vec::new();
+        for &implementation in &carriers {
+            let encoded = codec::encoding(implementation, document, avro)
+                .with_context(|| format!("{}: {}", document.name, implementation.name()))?;
+            row.push(encoded.len());
+        }
+        bytes.push(row);
+    }
+    let names: Vec<(String, String)> = documents
+        .iter()
+        .map(|d| (d.name.clone(), d.kind.to_string()))
+        .collect();
+    let columns: Vec<&str> = carriers.iter().map(|i| i.name()).collect();
+    Ok(report::sizes(&names, &columns, &bytes, format))
+}
+
+/// Checks and times every document, mode and implementation, with a progress line on a
+/// terminal.
+fn measure_all(
+    documents: &[Document],
+    implementations: &[Implementation],
+    modes: &[Mode],
+    timing: &Timing,
+    avro: &AvroSchemas,
+) -> anyhow::Result<Vec<Row>> {
+    let progress = std::io::stderr().is_terminal();
+    let n_cells = documents.len() * modes.len() * implementations.len();
+    let mut rows = Vec::new();
+    for document in documents {
+        let verdicts: Vec<Result<(), String>> = implementations
+            .iter()
+            .map(|&implementation| {
+                codec::verify(implementation, document, avro).map_err(|error| {
+                    let error = format!("{error:#}");
+                    eprintln!(
+                        "wsperf: {}: {}: {error}",
+                        document.name,
+                        implementation.name()
+                    );
+                    error
+                })
+            })
+            .collect();
+        for &mode in modes {
+            for (&implementation, verdict) in implementations.iter().zip(&verdicts) {
+                if progress {
+                    eprint!(
+                        "\r\x1b[K[{}/{n_cells}] {} {} {}",
+                        rows.len() + 1,
+                        document.name,
+                        mode.name(),
+                        implementation.name()
+                    );
+                }
+                let time = match verdict {
+                    Ok(()) => codec::measure(implementation, mode, document, avro, timing)
+                        .with_context(|| format!("{}: {}", document.name, implementation.name()))?,
+                    Err(_) => None,
+                };
+                if time.is_none() && verdict.is_ok() {
+                    continue;
+                }
+                rows.push(Row {
+                    document: document.name.clone(),
+                    kind: document.kind.to_string(),
+                    implementation: implementation.name(),
+                    mode: mode.name(),
+                    bytes: codec::encoding(implementation, document, avro)?.len(),
+                    elements: document.n_elements,
+                    time,
+                    error: verdict.clone().err(),
+                    vs_streaming: None,
+                });
+            }
+        }
+    }
+    if progress {
+        eprint!("\r\x1b[K");
+    }
+    report::set_ratios(&mut rows);
+    Ok(rows)
+}
+
+/// The chart's title: the machine's processor and today's date.
+fn chart_title() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split_once(':'))
+                .map(|(_, name)| name.trim().to_owned())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs() / 86_400) as i64;
+    let (year, month, day) = wstest::xsd::civil_from_days(days);
+    format!("wsperf: WSTest bindings and encodings in memory, {cpu}, {year}-{month:02}-{day:02}")
+}
