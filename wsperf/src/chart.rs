@@ -90,7 +90,10 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
                 if (x - index).abs() < 1e-6 && index >= 0.0 {
                     names
                         .get(index as usize)
-                        .map(|name| name.trim_end_matches(".xml").to_owned())
+                        .map(|name| {
+                            let file = name.rsplit('/').next().unwrap_or(name);
+                            file.trim_end_matches(".xml").to_owned()
+                        })
                         .unwrap_or_default()
                 } else {
                     String::new()

@@ -52,3 +52,37 @@ fn one_byte_edits_are_read_alike() {
         }
     }
 }
+
+/// Our GetOrder response, with and without its fields' shortcuts in play: every truncation and
+/// a spread of one-byte edits must decode alike with both lexers.
+#[test]
+fn response_edits_are_read_alike() {
+    use wstest::decode::{LexerChoice, decode_response_with};
+
+    let body = wstest::post_files::all()
+        .into_iter()
+        .find(|file| file.name == "getorder20.xml")
+        .expect("a GetOrder post file")
+        .body();
+    let response = respond(None, &body).expect("GetOrder is answered");
+    let check = |xml: &[u8], what: &str| {
+        let fast = decode_response_with(LexerChoice::Fast, xml);
+        let quick_xml = decode_response_with(LexerChoice::QuickXml, xml);
+        match (&fast, &quick_xml) {
+            (Ok(fast), Ok(quick_xml)) => assert_eq!(fast, quick_xml, "{what}"),
+            (Err(_), Err(_)) => {}
+            _ => panic!("{what}: the fast lexer read {fast:?}, quick-xml {quick_xml:?}"),
+        }
+    };
+    check(&response, "the whole response");
+    for len in (0..response.len()).step_by(3) {
+        check(&response[..len], &format!("cut at byte {len}"));
+    }
+    for at in (0..response.len()).step_by(5) {
+        for &edit in b"<>/ x1" {
+            let mut edited = response.clone();
+            edited[at] = edit;
+            check(&edited, &format!("byte {at} set to {:?}", edit as char));
+        }
+    }
+}
