@@ -1,0 +1,353 @@
+//! wsperf end to end: its options, a tiny run in every format (which checks every binding and
+//! encoding against our model on every post file and response before timing it), the size
+//! table, the chart, `--generate`, and clear errors for files it cannot measure.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use clap::Parser as _;
+use wsperf::{Args, Format, Mode, Timing};
+
+/// The timing options of the tiny run: one short batch, no warm-up.
+const TINY: [&str; 8] = [
+    "--time",
+    "1",
+    "--repeat",
+    "1",
+    "--warmup",
+    "0",
+    "--warmup-time",
+    "0",
+];
+
+/// Every implementation's row name, in the order wsperf shows them.
+const IMPLEMENTATIONS: [&str; 12] = [
+    "streaming",
+    "streaming-quick-xml",
+    "serde-quick-xml",
+    "serde-xml-rs",
+    "xml-gzip",
+    "json",
+    "msgpack",
+    "avro",
+    "tokens-only-fast",
+    "tokens-only-quick-xml",
+    "scan",
+    "copy",
+];
+
+fn wsperf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wsperf"))
+        .args(args)
+        .output()
+        .expect("wsperf runs")
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "wsperf failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wsperf-it-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch folder");
+    dir
+}
+
+fn post_file(name: &str) -> String {
+    format!("{}/../post_files/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn options_parse() {
+    let defaults = Timing {
+        warmup: 100,
+        warmup_time: Duration::from_millis(200),
+        repeat: 10,
+        time: Duration::from_millis(1000),
+    };
+    // Arguments, and the modes, timing and format they give (None: refused).
+    let cases: &[(&[&str], Option<(&[Mode], Timing, Format)>)] = &[
+        (&[], Some((&[Mode::Decode], defaults, Format::Text))),
+        (&["-e"], Some((&[Mode::Encode], defaults, Format::Text))),
+        (
+            &["-d", "-e", "--round-trip", "--format", "latex"],
+            Some((
+                &[Mode::Decode, Mode::Encode, Mode::RoundTrip],
+                defaults,
+                Format::Latex,
+            )),
+        ),
+        (
+            &[
+                "--warmup",
+                "3",
+                "--warmup-time",
+                "4",
+                "--repeat",
+                "5",
+                "--time",
+                "6",
+                "a.xml",
+            ],
+            Some((
+                &[Mode::Decode],
+                Timing {
+                    warmup: 3,
+                    warmup_time: Duration::from_millis(4),
+                    repeat: 5,
+                    time: Duration::from_millis(6),
+                },
+                Format::Text,
+            )),
+        ),
+        (
+            &[
+                "--bindings",
+                "streaming,serde-xml-rs",
+                "--encodings",
+                "xml,avro",
+                "--format",
+                "csv",
+            ],
+            Some((&[Mode::Decode], defaults, Format::Csv)),
+        ),
+        (&["--bindings", "xerces"], None),
+        (&["--encodings", "yaml"], None),
+        (&["--format", "html"], None),
+        (&["--time", "soon"], None),
+        (&["--warmup", "-1"], None),
+    ];
+    for (args, expected) in cases {
+        let parsed = Args::try_parse_from(std::iter::once("wsperf").chain(args.iter().copied()));
+        match (parsed, expected) {
+            (Ok(parsed), Some((modes, timing, format))) => {
+                assert_eq!(parsed.modes(), *modes, "{args:?}");
+                assert_eq!(parsed.timing(), *timing, "{args:?}");
+                assert_eq!(parsed.format, *format, "{args:?}");
+            }
+            (Err(_), None) => {}
+            (parsed, expected) => panic!("{args:?}: parsed {parsed:?}, expected {expected:?}"),
+        }
+    }
+}
+
+/// The tiny run over every post file and response, every implementation, every mode: every row
+/// is timed (none is `wrong`), and the JSON says so figure by figure.
+#[test]
+fn every_implementation_reads_every_document_right() {
+    let mut args = vec!["-d", "-e", "--round-trip", "--format", "json"];
+    args.extend(TINY);
+    let output = wsperf(&args);
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&output)).expect("the JSON output parses");
+    assert!(
+        output.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let documents: std::collections::BTreeSet<&str> = rows
+        .iter()
+        .filter_map(|row| row["document"].as_str())
+        .collect();
+    assert_eq!(
+        documents.len(),
+        16,
+        "every post file and its response: {documents:?}"
+    );
+    for row in &rows {
+        assert!(row["error"].is_null(), "{row}");
+        let median = row["time"]["median_ns"].as_f64().expect("a time");
+        assert!(median > 0.0, "{row}");
+        let implementation = row["implementation"].as_str().unwrap_or_default();
+        assert!(IMPLEMENTATIONS.contains(&implementation), "{row}");
+    }
+    // Decoding has every implementation; encoding and round trips have no lexer passes.
+    for (mode, n_implementations) in [("decode", 12), ("encode", 9), ("round-trip", 9)] {
+        let n_rows = rows.iter().filter(|row| row["mode"] == mode).count();
+        assert_eq!(n_rows, 16 * n_implementations, "{mode}");
+    }
+    let streaming = rows
+        .iter()
+        .find(|row| row["implementation"] == "streaming")
+        .expect("a streaming row");
+    assert_eq!(streaming["vs_streaming"].as_f64(), Some(1.0));
+}
+
+fn check_format(format: &str, output: &str) {
+    let lines: Vec<&str> = output.lines().collect();
+    match format {
+        "text" => {
+            assert!(lines[0].contains("echostruct20.xml: EchoStruct request"), "{output}");
+            assert!(lines[0].ends_with("decode"), "{output}");
+            assert!(lines[1].starts_with("implementation"), "{output}");
+            assert!(lines[2].starts_with("streaming "), "{output}");
+        }
+        "csv" => {
+            assert!(
+                lines[0].starts_with("document,kind,mode,implementation,bytes"),
+                "{output}"
+            );
+            let n_columns = lines[0].split(',').count();
+            for line in &lines[1..] {
+                assert_eq!(line.split(',').count(), n_columns, "{line}");
+            }
+            assert_eq!(lines.len(), 1 + 2 * 3, "{output}");
+        }
+        "json" => {
+            let rows: serde_json::Value = serde_json::from_str(output).expect("JSON");
+            assert_eq!(rows.as_array().map(Vec::len), Some(2 * 3), "{output}");
+        }
+        "markdown" => {
+            assert!(
+                lines[0].starts_with("| document | kind | mode | implementation |"),
+                "{output}"
+            );
+            assert!(
+                lines[1].starts_with("| :--- |") && lines[1].contains("---: |"),
+                "{output}"
+            );
+            assert_eq!(lines.len(), 2 + 2 * 3, "{output}");
+        }
+        "latex" => {
+            assert!(lines[0].starts_with("\\begin{tabular}{llll"), "{output}");
+            assert!(
+                output.contains("post\\_files/"),
+                "underscores escaped: {output}"
+            );
+            assert_eq!(lines.last(), Some(&"\\end{tabular}"), "{output}");
+        }
+        _ => unreachable!("{format}"),
+    }
+}
+
+#[test]
+fn a_tiny_run_produces_each_format() {
+    let dir = scratch_dir("formats");
+    for format in ["text", "csv", "json", "markdown", "latex"] {
+        let file = dir.join(format!("out.{format}"));
+        let mut args = vec![
+            "--format",
+            format,
+            "--bindings",
+            "streaming,serde-quick-xml",
+            "--encodings",
+            "xml,json",
+            "--no-limits",
+        ];
+        args.extend(TINY);
+        let (echo_struct, get_order) = (post_file("echostruct20.xml"), post_file("getorder20.xml"));
+        args.extend([echo_struct.as_str(), get_order.as_str()]);
+        check_format(format, &stdout(&wsperf(&args)));
+        // The same through -o: the file holds what stdout would.
+        let file_text = file.to_str().expect("a UTF-8 path");
+        args.extend(["-o", file_text]);
+        assert_eq!(
+            stdout(&wsperf(&args)),
+            "",
+            "{format}: -o leaves stdout empty"
+        );
+        check_format(
+            format,
+            &std::fs::read_to_string(&file).expect("the -o file"),
+        );
+    }
+}
+
+#[test]
+fn sizes_chart_and_generate() {
+    let dir = scratch_dir("outputs");
+    let generated = dir.join("responses");
+    let listed = stdout(&wsperf(&["--generate", generated.to_str().expect("UTF-8")]));
+    assert_eq!(
+        listed.lines().count(),
+        wstest::post_files::all().len(),
+        "{listed}"
+    );
+    let response = generated.join("getorder100-response.xml");
+    let xml = std::fs::read_to_string(&response).expect("a generated response");
+    assert!(
+        xml.contains("<GetOrderResponse") && xml.contains("<ItemId>100</ItemId>"),
+        "{xml}"
+    );
+
+    let response = response.to_str().expect("UTF-8");
+    let sizes = stdout(&wsperf(&["--sizes", "--format", "csv", response]));
+    let lines: Vec<&str> = sizes.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[1].split(',').collect();
+    let size = |name: &str| -> usize {
+        let column = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{sizes}"));
+        row[column].parse().expect("a size")
+    };
+    assert_eq!(size("streaming"), xml.len());
+    assert!(size("xml-gzip") < size("streaming") / 5, "{sizes}");
+    assert!(
+        size("json") < size("streaming") && size("avro") < size("json"),
+        "{sizes}"
+    );
+
+    let chart = dir.join("chart.svg");
+    let mut args = vec![
+        "-d",
+        "-e",
+        "--chart",
+        chart.to_str().expect("UTF-8"),
+        response,
+    ];
+    args.extend(TINY);
+    stdout(&wsperf(&args));
+    let svg = std::fs::read_to_string(&chart).expect("the chart");
+    for text in [
+        "<svg",
+        "decode: time per document",
+        "encode: time per document",
+        "serde-xml-rs",
+    ] {
+        assert!(svg.contains(text), "the chart lacks {text:?}");
+    }
+}
+
+#[test]
+fn bad_files_are_clear_errors_naming_the_file() {
+    let dir = scratch_dir("bad");
+    // File name, content (None: missing), and what the error must say.
+    let cases: &[(&str, Option<&str>, &str)] = &[
+        ("missing.xml", None, "cannot read"),
+        ("empty.xml", Some(""), "not XML"),
+        ("text.xml", Some("hello"), "not XML"),
+        ("broken.xml", Some("<a><b></a>"), "not XML"),
+        ("other.xml", Some("<a/>"), "not a WSTest message"),
+        (
+            "fault.xml",
+            Some(
+                r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><s:Fault><faultcode>s:Client</faultcode><faultstring>no</faultstring></s:Fault></s:Body></s:Envelope>"#,
+            ),
+            "a SOAP fault",
+        ),
+    ];
+    for (name, content, message) in cases {
+        let path = dir.join(name);
+        if let Some(content) = content {
+            std::fs::write(&path, content).expect("a test file");
+        }
+        let output = wsperf(&[path.to_str().expect("UTF-8")]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{name}: wsperf succeeded");
+        assert!(
+            stderr.contains(name),
+            "{name}: the error does not name the file: {stderr}"
+        );
+        assert!(stderr.contains(message), "{name}: {stderr}");
+        assert!(output.stdout.is_empty(), "{name}: output on stdout");
+    }
+}
