@@ -64,6 +64,9 @@ fn post_file(name: &str) -> String {
     format!("{}/../post_files/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// What a command line parses to: its modes, timing and format.
+type Parsed = (&'static [Mode], Timing, Format);
+
 #[test]
 fn options_parse() {
     let defaults = Timing {
@@ -73,7 +76,7 @@ fn options_parse() {
         time: Duration::from_millis(1000),
     };
     // Arguments, and the modes, timing and format they give (None: refused).
-    let cases: &[(&[&str], Option<(&[Mode], Timing, Format)>)] = &[
+    let cases: &[(&[&str], Option<Parsed>)] = &[
         (&[], Some((&[Mode::Decode], defaults, Format::Text))),
         (&["-e"], Some((&[Mode::Encode], defaults, Format::Text))),
         (
@@ -184,7 +187,10 @@ fn check_format(format: &str, output: &str) {
     let lines: Vec<&str> = output.lines().collect();
     match format {
         "text" => {
-            assert!(lines[0].contains("echostruct20.xml: EchoStruct request"), "{output}");
+            assert!(
+                lines[0].contains("echostruct20.xml: EchoStruct request"),
+                "{output}"
+            );
             assert!(lines[0].ends_with("decode"), "{output}");
             assert!(lines[1].starts_with("implementation"), "{output}");
             assert!(lines[2].starts_with("streaming "), "{output}");
