@@ -71,8 +71,14 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
     let (panels_area, legend_area) = body.split_vertically(panel_height * modes.len() as u32);
     let panels = panels_area.split_evenly((modes.len(), 1));
 
-    let slot = 0.8 / implementations.len() as f64;
     for (panel, mode) in panels.iter().zip(&modes) {
+        // Only the implementations timed in this mode get a slot (the limits have no encoding).
+        let in_mode: Vec<&str> = implementations
+            .iter()
+            .copied()
+            .filter(|name| rows.iter().any(|row| row.mode == *mode && row.implementation == *name))
+            .collect();
+        let slot = 0.8 / in_mode.len().max(1) as f64;
         let mut chart = ChartBuilder::on(panel)
             .caption(format!("{mode}: time per document"), ("sans-serif", 18))
             .margin(10)
@@ -104,7 +110,7 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(|e| fail(&e))?;
-        for (k, implementation) in implementations.iter().enumerate() {
+        for (k, implementation) in in_mode.iter().enumerate() {
             let bars = rows
                 .iter()
                 .filter(|row| row.mode == *mode && row.implementation == *implementation);

@@ -299,7 +299,7 @@ fn measure_all(
                     kind: document.kind.to_string(),
                     implementation: implementation.name(),
                     mode: mode.name(),
-                    bytes: codec::encoding(implementation, document, avro)?.len(),
+                    bytes: codec::input(implementation, mode, document, avro)?.len(),
                     elements: document.n_elements,
                     time,
                     error: verdict.clone().err(),

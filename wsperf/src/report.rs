@@ -14,7 +14,8 @@ pub(crate) struct Row {
     pub(crate) kind: String,
     pub(crate) implementation: &'static str,
     pub(crate) mode: &'static str,
-    /// The size of this implementation's encoding of the document.
+    /// The bytes read or written: the document itself for decoding with an XML binding, else
+    /// this implementation's encoding of it.
     pub(crate) bytes: usize,
     /// The elements of the XML document: the same data whatever the encoding.
     pub(crate) elements: usize,
