@@ -76,7 +76,10 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
         let in_mode: Vec<&str> = implementations
             .iter()
             .copied()
-            .filter(|name| rows.iter().any(|row| row.mode == *mode && row.implementation == *name))
+            .filter(|name| {
+                rows.iter()
+                    .any(|row| row.mode == *mode && row.implementation == *name)
+            })
             .collect();
         let slot = 0.8 / in_mode.len().max(1) as f64;
         let mut chart = ChartBuilder::on(panel)

@@ -225,7 +225,12 @@ pub(crate) fn measure(
         }),
         (Implementation::Scan, Mode::Decode) => timing.measure(|| {
             let bytes: &[u8] = black_box(&encoded);
-            black_box(bytes.iter().filter(|&&byte| byte == b'<' || byte == b'>').count());
+            black_box(
+                bytes
+                    .iter()
+                    .filter(|&&byte| byte == b'<' || byte == b'>')
+                    .count(),
+            );
         }),
         (Implementation::TokensOnly(_) | Implementation::Scan, _) => return Ok(None),
         (Implementation::Copy, _) => timing.measure(|| {
