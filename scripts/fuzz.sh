@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of every target in fuzz/ (cargo-fuzz on the nightly toolchain), each
+# for a set time, one after another, and a summary of executions, coverage and findings.
+#
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+#   SECONDS  per target, default 60
+#   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli (default: all)
+#   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
+#            e.g. CPU=1
+#
+# Needs rustup's nightly toolchain and cargo-fuzz (installed with `cargo install cargo-fuzz`
+# when missing). Seeds each corpus from post_files/, the client samples, our responses to the
+# post files, and a few HTTP responses and command lines; the corpora stay in fuzz/corpus/
+# (ignored by git) and grow from run to run. A crash or disagreement is saved under
+# fuzz/artifacts/TARGET/ and the script exits 1; each one found becomes a regression test in
+# the normal test suite. Not part of CI.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli)
+jobs=${JOBS:-1}
+
+rustup toolchain list | grep -q '^nightly' ||
+    { echo "fuzz.sh: needs the nightly toolchain: rustup toolchain install nightly" >&2; exit 1; }
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+
+fuzz="$root/fuzz"
+cd "$fuzz"
+cargo +nightly fuzz build -O >/dev/null
+
+# Seeds: XML for the wstest targets, HTTP responses and command lines for loadgen's.
+responses=$(mktemp -d)
+trap 'rm -rf "$responses"' EXIT
+cargo run -q --release --manifest-path "$root/Cargo.toml" -p wsperf -- --generate "$responses" >/dev/null
+for target in respond lexers_agree round_trip; do
+    mkdir -p "corpus/$target"
+    cp "$root"/post_files/*.xml "$root"/wstest/tests/data/clients/*.xml "$responses"/*.xml "corpus/$target/"
+done
+mkdir -p corpus/http_response corpus/loadgen_cli
+printf '\003HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n<a>Response<' >corpus/http_response/length
+printf '\005HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nFault\r\n2;x=y\r\n>!\r\n0\r\nTrailer: 1\r\n\r\n' >corpus/http_response/chunked
+printf '\001HTTP/1.0 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nConnection: close\r\n\r\nbody' >corpus/http_response/close
+printf -- '-k\0-c\00030\0-n\0001000\0-p\0post_files/getorder20.xml\0-T\0text/xml\0-H\0SOAPAction: x\0http://127.0.0.1:8082/WSTest' >corpus/loadgen_cli/ab
+printf -- '--duration\0002s\0--rate\0001000\0--json\0out.json\0--timeout\0001.5\0http://[::1]:80/' >corpus/loadgen_cli/long
+
+run_target() {
+    local target=$1 log="$fuzz/artifacts/$1.log"
+    mkdir -p "artifacts/$target"
+    local pin=()
+    [ -z "${CPU:-}" ] || pin=(taskset -c "$CPU")
+    if "${pin[@]}" cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
+        -max_total_time="$seconds" -dict="$fuzz/xml.dict" -max_len=65536 \
+        -artifact_prefix="artifacts/$target/" >"$log" 2>&1; then
+        status=ok
+    else
+        status=FOUND
+    fi
+    local done_line
+    done_line=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    printf '%-14s %-5s %s s  %s\n' "$target" "$status" "$seconds" "$done_line"
+    [ "$status" = ok ]
+}
+
+failed=0
+running=0
+for target in "${targets[@]}"; do
+    run_target "$target" &
+    running=$((running + 1))
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+done
+while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+[ "$failed" = 0 ] || { echo "fuzz.sh: a target found something: see fuzz/artifacts/" >&2; exit 1; }
