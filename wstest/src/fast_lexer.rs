@@ -40,6 +40,10 @@ pub(crate) struct FastLexer<'i> {
 
 const UNSUPPORTED: LexError = LexError::Unsupported;
 
+/// The namespace only the `xml` prefix names, and the one of `xmlns` declarations themselves.
+const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
+const NS_XMLNS: &str = "http://www.w3.org/2000/xmlns/";
+
 const PLAIN: u8 = 0;
 const AMPERSAND: u8 = 1;
 const GIVE_UP: u8 = 2;
@@ -202,11 +206,17 @@ impl<'i> FastLexer<'i> {
             }
             attributes[n_attributes] = (attr_name, value);
             n_attributes += 1;
+            // The two reserved namespaces may not be declared (but for `xml` bound to its own),
+            // which quick-xml enforces: found by the `lexers_agree` fuzz target.
+            let reserved = matches!(value, NS_XML | NS_XMLNS);
             if attr_name == "xmlns" {
+                if reserved {
+                    return Err(UNSUPPORTED);
+                }
                 self.bindings.push(("", Ns::of_uri(value)));
                 self.bindings_epoch += 1;
             } else if let Some(prefix) = attr_name.strip_prefix("xmlns:") {
-                if value.is_empty() || prefix == "xml" || prefix == "xmlns" {
+                if value.is_empty() || prefix == "xml" || prefix == "xmlns" || reserved {
                     return Err(UNSUPPORTED);
                 }
                 self.bindings.push((prefix, Ns::of_uri(value)));
