@@ -7,7 +7,11 @@ use loadgen::http::{BodyChecks, Feed, ParseError, Response, ResponseParser};
 
 /// Feeds `data` in pieces of the given sizes (cycled), then closes: where the response ended
 /// (its absolute length) and what it was, or the error.
-fn run(data: &[u8], sizes: &[usize], checks: &BodyChecks) -> Result<Option<(usize, Response)>, ParseError> {
+fn run(
+    data: &[u8],
+    sizes: &[usize],
+    checks: &BodyChecks,
+) -> Result<Option<(usize, Response)>, ParseError> {
     let mut parser = ResponseParser::new();
     parser.start(false, false);
     let mut at = 0;
@@ -23,7 +27,9 @@ fn run(data: &[u8], sizes: &[usize], checks: &BodyChecks) -> Result<Option<(usiz
             }
         }
     }
-    Ok(parser.finish_at_close(checks).map(|response| (data.len(), response)))
+    Ok(parser
+        .finish_at_close(checks)
+        .map(|response| (data.len(), response)))
 }
 
 fuzz_target!(|data: &[u8]| {

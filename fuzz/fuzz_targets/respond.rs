@@ -21,13 +21,20 @@ fuzz_target!(|data: &[u8]| {
     };
     let action = match pick % 8 {
         0 => None,
-        k @ 1..=5 => Some(format!("\"{}\"", OPERATIONS[usize::from(k - 1)].soap_action())),
+        k @ 1..=5 => Some(format!(
+            "\"{}\"",
+            OPERATIONS[usize::from(k - 1)].soap_action()
+        )),
         6 => Some("\"uri:WSTestWeb-TestService/Nothing\"".to_owned()),
         _ => Some(String::new()),
     };
     let mut out = Vec::new();
-    let now = DateTime { unix_millis: 1_764_676_800_000 };
-    if let Ok(operation) = wstest::respond(action.as_deref().map(str::as_bytes), body, now, &mut out) {
+    let now = DateTime {
+        unix_millis: 1_764_676_800_000,
+    };
+    if let Ok(operation) =
+        wstest::respond(action.as_deref().map(str::as_bytes), body, now, &mut out)
+    {
         match wstest::decode_response(&out) {
             Ok(Reply::Response(response)) => assert_eq!(response.operation(), operation),
             other => panic!("our answer does not read back: {other:?}"),

@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
         let mut out = Vec::new();
         wstest::encode_response(&response, &mut out);
         let again = wstest::decode_response(&out).expect("our response reads back");
-        assert_eq!(format!("{:?}", Reply::Response(response)), format!("{again:?}"));
+        assert_eq!(
+            format!("{:?}", Reply::Response(response)),
+            format!("{again:?}")
+        );
     }
 });
