@@ -205,20 +205,40 @@ pub(crate) fn verify(
     )?
 }
 
-/// Times `mode` for `implementation` on `document`, or `None` where the pair means nothing
-/// (a lexer pass has nothing to encode).
+/// Times `mode` for `implementation` on `document`, with the size of the bytes read or written,
+/// or `None` where the pair means nothing (a lexer pass has nothing to encode).
 pub(crate) fn measure(
     implementation: Implementation,
     mode: Mode,
     document: &Document,
     avro: &AvroSchemas,
     timing: &Timing,
-) -> anyhow::Result<Option<Sample>> {
+) -> anyhow::Result<Option<(Sample, usize)>> {
     let model = document.model();
     let payload = Payload::of(&model);
     let encoded = input(implementation, mode, document, avro)?;
     let mut out = Vec::with_capacity(encoded.len() * 2);
     let mut scratch = Vec::with_capacity(document.xml.len() * 2);
+    let mut decode_scratch = Vec::new();
+    let encode_into = |out: &mut Vec<u8>, scratch: &mut Vec<u8>| {
+        out.clear();
+        let model = black_box(&model);
+        encode(
+            implementation,
+            model,
+            black_box(&payload),
+            avro,
+            scratch,
+            out,
+        )
+        .is_ok()
+    };
+    let decode_from = |bytes: &[u8], scratch: &mut Vec<u8>| {
+        decode(implementation, document, bytes, avro, scratch, |m| {
+            black_box(&m);
+        })
+        .is_ok()
+    };
     let sample = match (implementation, mode) {
         (Implementation::TokensOnly(lexer), Mode::Decode) => timing.measure(|| {
             black_box(count_tokens(lexer, black_box(&encoded)));
@@ -239,57 +259,17 @@ pub(crate) fn measure(
             black_box(&out);
         }),
         (_, Mode::Decode) => timing.measure(|| {
-            let read = decode(
-                implementation,
-                document,
-                black_box(&encoded),
-                avro,
-                &mut scratch,
-                |m| {
-                    black_box(&m);
-                },
-            );
-            black_box(read.is_ok());
+            black_box(decode_from(black_box(&encoded), &mut scratch));
         }),
         (_, Mode::Encode) => timing.measure(|| {
-            out.clear();
-            let written = encode(
-                implementation,
-                black_box(&model),
-                black_box(&payload),
-                avro,
-                &mut scratch,
-                &mut out,
-            );
-            black_box((written.is_ok(), &out));
+            black_box((encode_into(&mut out, &mut scratch), &out));
         }),
-        (_, Mode::RoundTrip) => {
-            let mut decode_scratch = Vec::new();
-            timing.measure(|| {
-                out.clear();
-                let written = encode(
-                    implementation,
-                    black_box(&model),
-                    black_box(&payload),
-                    avro,
-                    &mut scratch,
-                    &mut out,
-                );
-                let read = decode(
-                    implementation,
-                    document,
-                    &out,
-                    avro,
-                    &mut decode_scratch,
-                    |m| {
-                        black_box(&m);
-                    },
-                );
-                black_box((written.is_ok(), read.is_ok()));
-            })
-        }
+        (_, Mode::RoundTrip) => timing.measure(|| {
+            let written = encode_into(&mut out, &mut scratch);
+            black_box((written, decode_from(&out, &mut decode_scratch)));
+        }),
     };
-    Ok(Some(sample))
+    Ok(Some((sample, encoded.len())))
 }
 
 /// Appends the encoding of one message to `out`: XML bindings from the model, the other

@@ -286,20 +286,25 @@ fn measure_all(
                         implementation.name()
                     );
                 }
-                let time = match verdict {
-                    Ok(()) => codec::measure(implementation, mode, document, avro, timing)
-                        .with_context(|| format!("{}: {}", document.name, implementation.name()))?,
-                    Err(_) => None,
+                // A row that failed its check keeps its size where the input can still be made.
+                let (time, bytes) = match verdict {
+                    Ok(()) => match codec::measure(implementation, mode, document, avro, timing)
+                        .with_context(|| format!("{}: {}", document.name, implementation.name()))?
+                    {
+                        Some((sample, bytes)) => (Some(sample), bytes),
+                        None => continue,
+                    },
+                    Err(_) => {
+                        let input = codec::input(implementation, mode, document, avro);
+                        (None, input.map_or(0, |bytes| bytes.len()))
+                    }
                 };
-                if time.is_none() && verdict.is_ok() {
-                    continue;
-                }
                 rows.push(Row {
                     document: document.name.clone(),
                     kind: document.kind.to_string(),
                     implementation: implementation.name(),
                     mode: mode.name(),
-                    bytes: codec::input(implementation, mode, document, avro)?.len(),
+                    bytes,
                     elements: document.n_elements,
                     time,
                     error: verdict.clone().err(),

@@ -357,3 +357,43 @@ fn bad_files_are_clear_errors_naming_the_file() {
         assert!(output.stdout.is_empty(), "{name}: output on stdout");
     }
 }
+
+/// An implementation that cannot carry a document is a `wrong` row, named on stderr, and the
+/// others are timed: JSON has no NaN (serde_json writes it as null, which reads back as nil).
+#[test]
+fn an_implementation_that_gets_a_document_wrong_is_a_wrong_row() {
+    let dir = scratch_dir("wrong");
+    let path = dir.join("nan.xml");
+    std::fs::write(
+        &path,
+        r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoStruct xmlns="uri:WSTestWeb-TestService"><array><l><i>1</i><f>NaN</f><s>x</s></l></array></EchoStruct></soap:Body></soap:Envelope>"#,
+    )
+    .expect("a test file");
+    let mut args = vec![
+        "--bindings",
+        "streaming",
+        "--encodings",
+        "xml,json",
+        "--no-limits",
+    ];
+    args.extend(["--format", "json", path.to_str().expect("UTF-8")]);
+    args.extend(TINY);
+    let output = wsperf(&args);
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&stdout(&output)).expect("the JSON output parses");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("nan.xml: json: reads its own encoding back"),
+        "{stderr}"
+    );
+    let row = |name: &str| {
+        rows.iter()
+            .find(|row| row["implementation"] == name)
+            .unwrap_or_else(|| panic!("no {name} row: {rows:?}"))
+    };
+    assert!(row("streaming")["time"]["median_ns"].as_f64().is_some());
+    assert!(row("json")["time"].is_null());
+    let error = row("json")["error"].as_str().unwrap_or_default();
+    assert!(error.contains("reads its own encoding back"), "{error}");
+    assert!(row("json")["bytes"].as_u64().unwrap_or_default() > 0);
+}
