@@ -31,9 +31,20 @@ pub struct Args {
     /// Seconds a client has to send a request's headers; 0 turns the limit off.
     #[arg(long, default_value_t = 30.0)]
     pub header_timeout: f64,
+    /// Seconds a client has to send a request's body once its headers are in; 0 turns the
+    /// limit off.
+    #[arg(long, default_value_t = 60.0)]
+    pub body_timeout: f64,
+    /// Seconds a response may wait for a client that does not read it; 0 turns the limit off.
+    #[arg(long, default_value_t = 30.0)]
+    pub write_timeout: f64,
     /// Seconds a keep-alive connection may sit idle between requests; 0 turns the limit off.
     #[arg(long, default_value_t = 60.0)]
     pub idle_timeout: f64,
+    /// Connections served at once; past it, new ones wait in the kernel's accept queue until
+    /// one closes.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
     /// Another path to serve, besides /WSTest, /wstest-soap, /WSTest/services/TestServiceSoap
     /// and /WSTest/TestService.asmx (repeatable).
     #[arg(long = "path", value_name = "PATH")]
@@ -78,7 +89,11 @@ pub struct Config {
     pub n_threads: usize,
     pub max_body: usize,
     pub header_timeout: Option<Duration>,
+    pub body_timeout: Option<Duration>,
+    pub write_timeout: Option<Duration>,
     pub idle_timeout: Option<Duration>,
+    /// Connections served at once (`--max-connections`).
+    pub max_connections: usize,
     /// Served paths, lower-cased for matching.
     pub paths: Vec<String>,
     /// How long in-flight requests get to finish after a shutdown signal.
@@ -93,7 +108,10 @@ impl Default for Config {
             n_threads: 1,
             max_body: 4 * 1024 * 1024,
             header_timeout: Some(Duration::from_secs(30)),
+            body_timeout: Some(Duration::from_secs(60)),
+            write_timeout: Some(Duration::from_secs(30)),
             idle_timeout: Some(Duration::from_secs(60)),
+            max_connections: 10_000,
             paths: DEFAULT_PATHS
                 .iter()
                 .map(|path| path.to_ascii_lowercase())
@@ -120,7 +138,10 @@ impl Args {
             n_threads,
             max_body: self.max_body,
             header_timeout: seconds("--header-timeout", self.header_timeout)?,
+            body_timeout: seconds("--body-timeout", self.body_timeout)?,
+            write_timeout: seconds("--write-timeout", self.write_timeout)?,
             idle_timeout: seconds("--idle-timeout", self.idle_timeout)?,
+            max_connections: self.max_connections as usize,
             paths,
             binding: self.binding,
             ..Config::default()

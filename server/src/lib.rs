@@ -3,7 +3,7 @@
 //! # Map
 //! - [`config`]: the command line and the [`Config`] it yields.
 //! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
-//! - `watchdog`: the header and idle timeouts of a connection.
+//! - `watchdog`: the header, body, write and idle timeouts of a connection.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
 //!
 //! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
@@ -23,10 +23,10 @@ use std::time::Duration;
 use anyhow::Context as _;
 use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
-use tokio::sync::watch;
+use tokio::sync::{Semaphore, watch};
 
 pub use config::{BindingChoice, Config};
-use watchdog::{ConnectionState, WatchedIo, watchdog};
+use watchdog::{ConnectionState, Timeouts, WatchedIo, watchdog};
 
 /// Binds a listening socket the way a benchmark server wants it: address reuse, a deep backlog,
 /// and TCP_NODELAY (inherited by every accepted connection on Linux).
@@ -77,8 +77,12 @@ pub fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     listener.set_nonblocking(true)?;
+    raise_open_file_limit(config.max_connections);
     let (stop_tx, stop_rx) = watch::channel(false);
     let config = Arc::new(config);
+    // One count of connections for all workers: a permit per connection, taken before accept,
+    // so that past the limit new connections wait in the kernel's accept queue.
+    let connections = Arc::new(Semaphore::new(config.max_connections));
     let mut workers = Vec::with_capacity(config.n_threads);
     for worker_idx in 0..config.n_threads {
         let listener = listener
@@ -86,9 +90,10 @@ pub fn run(
             .context("cloning the listening socket")?;
         let config = Arc::clone(&config);
         let stop_rx = stop_rx.clone();
+        let connections = Arc::clone(&connections);
         let worker = std::thread::Builder::new()
             .name(format!("wstest-worker-{worker_idx}"))
-            .spawn(move || worker(listener, config, stop_rx))
+            .spawn(move || worker(listener, config, connections, stop_rx))
             .context("starting a worker thread")?;
         workers.push(worker);
     }
@@ -108,10 +113,23 @@ pub fn run(
     Ok(())
 }
 
+/// Raises the soft limit of open files as far as `max_connections` needs (the usual 1024 would
+/// stop a server at a thousand connections), and says so when it cannot.
+fn raise_open_file_limit(max_connections: usize) {
+    let files_needed = max_connections as u64 + 64;
+    match rlimit::increase_nofile_limit(files_needed) {
+        Ok(limit) if limit < files_needed => eprintln!(
+            "wstest-server: --max-connections {max_connections} needs about {files_needed} open files, but the limit is {limit} (ulimit -n); connections past it wait until others close"
+        ),
+        _ => {}
+    }
+}
+
 /// One worker: a current-thread runtime accepting and serving connections until told to stop.
 fn worker(
     listener: std::net::TcpListener,
     config: Arc<Config>,
+    connections: Arc<Semaphore>,
     mut stop_rx: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -128,35 +146,45 @@ fn worker(
         // No hyper timer: the connection watchdog enforces both timeouts, which spares every
         // request the allocation and arming of a header timer.
         let http = http1::Builder::new();
+        let timeouts = Timeouts {
+            header: config.header_timeout,
+            body: config.body_timeout,
+            write: config.write_timeout,
+            idle: config.idle_timeout,
+        };
         loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    // Running out of file descriptors or a connection reset before accept
-                    // must not end the server: wait a moment and accept again.
-                    let Ok((stream, _)) = accepted else {
-                        tokio::time::sleep(Duration::from_millis(10)).await;
-                        continue;
-                    };
-                    let state = Rc::new(ConnectionState::new());
-                    let io = TokioIo::new(WatchedIo::new(stream, Rc::clone(&state)));
-                    let service = service::service(Rc::clone(&config), Rc::clone(&state));
-                    let connection = graceful.watch(http.serve_connection(io, service));
-                    let task = tokio::task::spawn_local(async move {
-                        let _ = connection.await;
-                    });
-                    if config.header_timeout.is_some() || config.idle_timeout.is_some() {
-                        // A task of its own, so that no timer is polled or armed per request.
-                        let abort = task.abort_handle();
-                        let (header, idle) = (config.header_timeout, config.idle_timeout);
-                        tokio::task::spawn_local(async move {
-                            tokio::select! {
-                                _ = watchdog(state, header, idle) => abort.abort(),
-                                _ = task => {}
-                            }
-                        });
-                    }
-                }
+            let permit = tokio::select! {
+                permit = Arc::clone(&connections).acquire_owned() => permit?,
                 _ = stop_rx.changed() => break,
+            };
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                _ = stop_rx.changed() => break,
+            };
+            // Running out of file descriptors or a connection reset before accept must not end
+            // the server: wait a moment and accept again.
+            let Ok((stream, _)) = accepted else {
+                drop(permit);
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let state = Rc::new(ConnectionState::new());
+            let io = TokioIo::new(WatchedIo::new(stream, Rc::clone(&state)));
+            let service = service::service(Rc::clone(&config), Rc::clone(&state));
+            let connection = graceful.watch(http.serve_connection(io, service));
+            let task = tokio::task::spawn_local(async move {
+                let _ = connection.await;
+                drop(permit);
+            });
+            if timeouts.any() {
+                // A task of its own, so that no timer is polled or armed per request.
+                let abort = task.abort_handle();
+                tokio::task::spawn_local(async move {
+                    tokio::select! {
+                        _ = watchdog(state, timeouts) => abort.abort(),
+                        _ = task => {}
+                    }
+                });
             }
         }
         drop(listener);

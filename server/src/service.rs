@@ -8,13 +8,16 @@
 //! | any other path | 404 |
 //! | a body over `--max-body` | 413, before the body is read when its length is declared |
 //! | a Content-Type other than text/xml (or application/xml, or none) | 415 |
+//! | HTTP/1.1 without Host | 400, and the connection closes |
+//! | a transfer coding other than chunked | 501, and the connection closes |
+//! | two SOAPAction headers that differ | 500 with a Client fault |
 
 use std::convert::Infallible;
 use std::future::Future;
 use std::rc::Rc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST};
+use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper::body::{Body as _, Incoming};
@@ -44,7 +47,7 @@ pub(crate) fn service(
         let state = Rc::clone(&state);
         state.request_started();
         async move {
-            let response = handle(&config, request).await;
+            let response = handle(&config, &state, request).await;
             state.request_done();
             Ok::<_, Infallible>(response)
         }
@@ -52,7 +55,14 @@ pub(crate) fn service(
 }
 
 /// Answers one request.
-pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Full<Body>> {
+pub(crate) async fn handle(
+    config: &Config,
+    state: &ConnectionState,
+    request: Request<Incoming>,
+) -> Response<Full<Body>> {
+    if let Some(refusal) = check_framing(&request) {
+        return refusal;
+    }
     let path = request.uri().path();
     if !config
         .paths
@@ -65,7 +75,7 @@ pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Ful
         );
     }
     match *request.method() {
-        Method::POST => soap(config, request).await,
+        Method::POST => soap(config, state, request).await,
         Method::GET
             if request
                 .uri()
@@ -90,7 +100,11 @@ pub async fn handle(config: &Config, request: Request<Incoming>) -> Response<Ful
     }
 }
 
-async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Body>> {
+async fn soap(
+    config: &Config,
+    state: &ConnectionState,
+    request: Request<Incoming>,
+) -> Response<Full<Body>> {
     if let Some(refusal) = check_content_type(request.headers().get(CONTENT_TYPE)) {
         return refusal;
     }
@@ -100,7 +114,9 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Body
         return too_large(config);
     }
     let (parts, body) = request.into_parts();
-    let body = match Limited::new(body, config.max_body).collect().await {
+    let collected = Limited::new(body, config.max_body).collect().await;
+    state.body_read();
+    let body = match collected {
         Ok(collected) => collected.to_bytes(),
         Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
             return too_large(config);
@@ -116,12 +132,19 @@ async fn soap(config: &Config, request: Request<Incoming>) -> Response<Full<Body
             return response;
         }
     };
-    let soap_action = parts.headers.get("soapaction").map(HeaderValue::as_bytes);
+    let mut soap_actions = parts.headers.get_all("soapaction").iter();
+    let soap_action = soap_actions.next().map(HeaderValue::as_bytes);
     let mut out = Body::buffer();
-    let answered = match config.binding {
-        // Ours, called directly: the default path stays free of a virtual call.
-        BindingChoice::Streaming => wstest::respond(soap_action, &body, now(), &mut out),
-        other => wstest::respond_with(other.binding(), soap_action, &body, now(), &mut out),
+    let answered = if soap_actions.any(|other| Some(other.as_bytes()) != soap_action) {
+        Err(wstest::Fault::client(
+            "the request has two SOAPAction headers that name different actions",
+        ))
+    } else {
+        match config.binding {
+            // Ours, called directly: the default path stays free of a virtual call.
+            BindingChoice::Streaming => wstest::respond(soap_action, &body, now(), &mut out),
+            other => wstest::respond_with(other.binding(), soap_action, &body, now(), &mut out),
+        }
     };
     let (status, body) = match answered {
         Ok(_) => (StatusCode::OK, out),
@@ -211,6 +234,40 @@ fn now() -> wstest::DateTime {
             i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
         });
     wstest::DateTime { unix_millis }
+}
+
+/// Refuses request shapes that parsers disagree on, which request smuggling lives on (RFC 9112
+/// sections 3.2 and 6.1): hyper reads them, but a proxy in front may have read them otherwise.
+/// (Transfer-Encoding with Content-Length never reaches here: hyper drops the Content-Length
+/// and reads the body as chunked, as the RFC allows.) The connection closes after the refusal, since where the next request starts is
+/// in doubt.
+fn check_framing(request: &Request<Incoming>) -> Option<Response<Full<Body>>> {
+    let headers = request.headers();
+    let reason = if request.version() == http::Version::HTTP_11 && !headers.contains_key(HOST) {
+        (
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request must carry a Host header",
+        )
+    } else if headers.get_all(TRANSFER_ENCODING).iter().count() > 1
+        || headers.get(TRANSFER_ENCODING).is_some_and(|coding| {
+            !coding
+                .as_bytes()
+                .trim_ascii()
+                .eq_ignore_ascii_case(b"chunked")
+        })
+    {
+        (
+            StatusCode::NOT_IMPLEMENTED,
+            "this server reads no transfer coding but chunked",
+        )
+    } else {
+        return None;
+    };
+    let mut response = plain(reason.0, format!("{}\n", reason.1));
+    response
+        .headers_mut()
+        .insert(CONNECTION, HeaderValue::from_static("close"));
+    Some(response)
 }
 
 /// SOAP 1.1 travels as text/xml. application/xml and a missing type are taken too, since some

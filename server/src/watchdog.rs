@@ -1,15 +1,16 @@
 //! The timeouts of a connection, kept by a task beside it rather than by per-request timers.
 //!
-//! The connection's socket counts its reads, and its service marks when a request starts and
-//! ends. Every quarter of the shorter timeout, the watchdog looks:
-//! - idle: nothing was read for `idle_timeout`;
-//! - header: the first bytes of a request arrived more than `header_timeout` ago and its head is
-//!   still not complete.
+//! The connection's socket counts its reads and notes when a write could not proceed; its
+//! service marks when a request's head is complete, when its body has been read, and when it
+//! has been answered. Every quarter of the shortest timeout, the watchdog looks:
+//! - idle: between requests, nothing was read for `idle`;
+//! - header: the first bytes of a request arrived more than `header` ago and its head is still
+//!   not complete;
+//! - body: a request's head was complete more than `body` ago and its body is still not read;
+//! - write: a write has been waiting for the client to read for more than `write`.
 //!
-//!
-//!
-//! Either ends the connection. So the request path only bumps counters; no timer is allocated,
-//! armed or cancelled per request, which hyper's own header timer does.
+//! Any of them ends the connection. So the request path only bumps counters; no timer is
+//! allocated, armed or cancelled per request, which hyper's own header timer does.
 
 use std::cell::Cell;
 use std::pin::Pin;
@@ -21,7 +22,31 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 
-/// What the watchdog knows of one connection.
+/// The limits a watchdog keeps; `None` turns one off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Timeouts {
+    pub(crate) header: Option<Duration>,
+    pub(crate) body: Option<Duration>,
+    pub(crate) write: Option<Duration>,
+    pub(crate) idle: Option<Duration>,
+}
+
+impl Timeouts {
+    fn shortest(&self) -> Option<Duration> {
+        [self.header, self.body, self.write, self.idle]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    /// Whether any timeout is on, and so whether a connection needs a watchdog at all.
+    pub(crate) fn any(&self) -> bool {
+        self.shortest().is_some()
+    }
+}
+
+/// What the watchdog knows of one connection. The instants are milliseconds since `born` plus
+/// one, with zero for "not now", so that each fits a `Cell<u64>`.
 #[derive(Debug)]
 pub(crate) struct ConnectionState {
     born: Instant,
@@ -29,9 +54,12 @@ pub(crate) struct ConnectionState {
     n_reads: Cell<u64>,
     /// Between requests: the next byte read starts a request head.
     waiting: Cell<bool>,
-    /// When the pending request's first bytes arrived, in milliseconds since `born`, plus one;
-    /// zero when no head is pending.
+    /// When the pending request's first bytes arrived.
     head_started: Cell<u64>,
+    /// When the head of the request whose body is being read was complete.
+    body_started: Cell<u64>,
+    /// Since when a write has been refused because the client does not read.
+    write_blocked: Cell<u64>,
 }
 
 impl ConnectionState {
@@ -41,41 +69,56 @@ impl ConnectionState {
             n_reads: Cell::new(0),
             waiting: Cell::new(true),
             head_started: Cell::new(0),
+            body_started: Cell::new(0),
+            write_blocked: Cell::new(0),
         }
+    }
+
+    fn stamp(&self) -> u64 {
+        self.born.elapsed().as_millis() as u64 + 1
+    }
+
+    fn instant(&self, stamp: u64) -> Option<Instant> {
+        (stamp != 0).then(|| self.born + Duration::from_millis(stamp - 1))
     }
 
     fn on_read(&self) {
         self.n_reads.set(self.n_reads.get() + 1);
         if self.waiting.get() && self.head_started.get() == 0 {
-            let millis = self.born.elapsed().as_millis() as u64;
-            self.head_started.set(millis + 1);
+            self.head_started.set(self.stamp());
         }
     }
 
-    /// A request's head is complete: it reached the service.
+    fn on_write(&self, blocked: bool) {
+        match (blocked, self.write_blocked.get()) {
+            (true, 0) => self.write_blocked.set(self.stamp()),
+            (false, since) if since != 0 => self.write_blocked.set(0),
+            _ => {}
+        }
+    }
+
+    /// A request's head is complete: it reached the service, which reads its body next.
     pub(crate) fn request_started(&self) {
         self.waiting.set(false);
         self.head_started.set(0);
+        self.body_started.set(self.stamp());
+    }
+
+    /// The request's body has been read (or refused).
+    pub(crate) fn body_read(&self) {
+        self.body_started.set(0);
     }
 
     /// The service has answered; what is read next belongs to the next request.
     pub(crate) fn request_done(&self) {
+        self.body_started.set(0);
         self.waiting.set(true);
     }
 }
 
 /// Resolves when the connection has overrun one of its timeouts.
-pub(crate) async fn watchdog(
-    state: Rc<ConnectionState>,
-    header_timeout: Option<Duration>,
-    idle_timeout: Option<Duration>,
-) {
-    let shortest = header_timeout
-        .into_iter()
-        .chain(idle_timeout)
-        .min()
-        .unwrap_or(Duration::MAX);
-    let tick = (shortest / 4).max(Duration::from_millis(5));
+pub(crate) async fn watchdog(state: Rc<ConnectionState>, timeouts: Timeouts) {
+    let tick = (timeouts.shortest().unwrap_or(Duration::MAX) / 4).max(Duration::from_millis(5));
     let mut seen_reads = state.n_reads.get();
     let mut quiet_since = Instant::now();
     loop {
@@ -86,22 +129,26 @@ pub(crate) async fn watchdog(
             seen_reads = n_reads;
             quiet_since = now;
         }
-        if idle_timeout.is_some_and(|idle| now - quiet_since >= idle) {
-            return;
-        }
-        let head_started = state.head_started.get();
-        if let Some(header) = header_timeout
-            && head_started != 0
+        let overran = |limit: Option<Duration>, since: Option<Instant>| {
+            limit
+                .zip(since)
+                .is_some_and(|(limit, since)| now - since >= limit)
+        };
+        // A response being written or computed is not idleness: only a connection waiting for
+        // its next request can be idle.
+        let idle = state.waiting.get() && state.head_started.get() == 0;
+        if overran(timeouts.idle, idle.then_some(quiet_since))
+            || overran(timeouts.header, state.instant(state.head_started.get()))
+            || overran(timeouts.body, state.instant(state.body_started.get()))
+            || overran(timeouts.write, state.instant(state.write_blocked.get()))
         {
-            let started = state.born + Duration::from_millis(head_started - 1);
-            if now - started >= header {
-                return;
-            }
+            return;
         }
     }
 }
 
-/// A TCP stream that tells its [`ConnectionState`] about every read that brought data.
+/// A TCP stream that tells its [`ConnectionState`] about every read that brought data and
+/// every write the client's window refused.
 pub(crate) struct WatchedIo {
     inner: TcpStream,
     state: Rc<ConnectionState>,
@@ -134,7 +181,9 @@ impl AsyncWrite for WatchedIo {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, buf)
+        let result = Pin::new(&mut self.inner).poll_write(cx, buf);
+        self.state.on_write(result.is_pending());
+        result
     }
 
     fn poll_write_vectored(
@@ -142,7 +191,9 @@ impl AsyncWrite for WatchedIo {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+        let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        self.state.on_write(result.is_pending());
+        result
     }
 
     fn is_write_vectored(&self) -> bool {

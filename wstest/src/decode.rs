@@ -28,6 +28,11 @@ use crate::xsd::{parse_base64, parse_date_time, parse_float, parse_int};
 /// [`crate::lexer`]) are further limited by quick-xml to 65,535 levels of nesting in all.
 pub const MAX_LIST_NODES: usize = 100_000;
 
+/// The deepest an element the service does not read (an ignored header entry) may nest.
+/// The lexers keep a stack of open elements, so without this cap a million-deep header of
+/// 3 MB made quick-xml hold 26 MB (the hostile corpus, `size/million-deep-in-header.http`).
+pub const MAX_SKIPPED_DEPTH: usize = 10_000;
+
 /// A decoded response: the operation's answer, or the fault the service sent instead.
 // Like `Response`, built once per message and not stored in bulk.
 #[allow(clippy::large_enum_variant)]
@@ -361,7 +366,15 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         let mut depth = 1usize;
         while depth > 0 {
             match self.lexer.next_token()? {
-                Token::Start(tag) if !tag.empty => depth += 1,
+                Token::Start(tag) if !tag.empty => {
+                    depth += 1;
+                    if depth > MAX_SKIPPED_DEPTH {
+                        return Err(self.fault(format!(
+                            "{} nests deeper than {MAX_SKIPPED_DEPTH} levels, this service's limit",
+                            element.local
+                        )));
+                    }
+                }
                 Token::End => depth -= 1,
                 Token::Eof => return Err(self.fault("the message is truncated")),
                 _ => {}

@@ -115,6 +115,9 @@ pub(crate) struct QuickXmlLexer<'i> {
     reader: NsReader<&'i [u8]>,
     /// A token read while joining text, to be returned next.
     peeked: Option<Token<'i>>,
+    /// Where the document proper starts: after a UTF-8 byte-order mark, if there is one. An XML
+    /// declaration may stand only there.
+    start: u64,
 }
 
 impl<'i> QuickXmlLexer<'i> {
@@ -126,6 +129,11 @@ impl<'i> QuickXmlLexer<'i> {
         QuickXmlLexer {
             reader,
             peeked: None,
+            start: if xml.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                3
+            } else {
+                0
+            },
         }
     }
 
@@ -144,6 +152,7 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
         }
         let mut text: Option<Cow<'i, str>> = None;
         loop {
+            let event_start = self.reader.buffer_position();
             let (ns, event) = match self.reader.read_resolved_event() {
                 Ok((resolved, event)) => (classify(resolved), event),
                 Err(error) => {
@@ -198,7 +207,23 @@ impl<'i> Lexer<'i> for QuickXmlLexer<'i> {
                         .push(resolved);
                     continue;
                 }
-                Event::Comment(_) | Event::PI(_) | Event::Decl(_) => continue,
+                Event::Comment(_) | Event::PI(_) => continue,
+                // quick-xml reads `<?xml` anywhere and any version; XML 1.0 (section 2.8) allows
+                // the declaration only at the start, and this service reads XML 1.0 and 1.1.
+                Event::Decl(ref decl) => {
+                    if event_start > self.start {
+                        return Err(self.malformed("an XML declaration may only open the message"));
+                    }
+                    let version = decl.version().map_err(|error| {
+                        self.malformed(format!("malformed XML declaration: {error}"))
+                    })?;
+                    if !matches!(&*version, "1.0" | "1.1") {
+                        return Err(
+                            self.malformed(format!("XML version {version:?} is not 1.0 or 1.1"))
+                        );
+                    }
+                    continue;
+                }
                 Event::DocType(_) => {
                     return Err(self.malformed(
                         "a DOCTYPE declaration is not allowed in a SOAP message (SOAP 1.1 section 3)",

@@ -91,7 +91,8 @@ pub fn parse_date_time(text: &str) -> Option<DateTime> {
     let text = text.trim_matches(is_xml_space);
     let (date, time) = text.split_once('T')?;
     let (year, month_day) = date.split_at_checked(date.len().checked_sub(6)?)?;
-    if year.len() < 4 || !year.bytes().all(|b| b.is_ascii_digit()) {
+    // Years past nine digits would overflow the milliseconds below; no WSTest date has them.
+    if year.len() < 4 || year.len() > 9 || !year.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let year: i64 = year.parse().ok()?;
@@ -101,7 +102,7 @@ pub fn parse_date_time(text: &str) -> Option<DateTime> {
     }
     let month = two_digits(&month_day[1..3])?;
     let day = two_digits(&month_day[4..6])?;
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
         return None;
     }
     let time_bytes = time.as_bytes();
@@ -111,7 +112,8 @@ pub fn parse_date_time(text: &str) -> Option<DateTime> {
     let hour = two_digits(&time_bytes[0..2])?;
     let minute = two_digits(&time_bytes[3..5])?;
     let second = two_digits(&time_bytes[6..8])?;
-    if hour > 24 || minute > 59 || second > 60 {
+    // 24:00:00 is the end of the day; a leap second (60) is taken as the next second.
+    if hour > 24 || minute > 59 || second > 60 || (hour == 24 && (minute, second) != (0, 0)) {
         return None;
     }
     let mut rest = &time[8..];
@@ -129,7 +131,11 @@ pub fn parse_date_time(text: &str) -> Option<DateTime> {
     let offset_minutes = match rest.as_bytes() {
         [] | [b'Z'] => 0,
         [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-            let minutes = i64::from(two_digits(&[*h1, *h2])? * 60 + two_digits(&[*m1, *m2])?);
+            let (hours, minutes) = (two_digits(&[*h1, *h2])?, two_digits(&[*m1, *m2])?);
+            if minutes > 59 || hours * 60 + minutes > 14 * 60 {
+                return None;
+            }
+            let minutes = i64::from(hours * 60 + minutes);
             if *sign == b'-' { -minutes } else { minutes }
         }
         _ => return None,
@@ -139,6 +145,15 @@ pub fn parse_date_time(text: &str) -> Option<DateTime> {
     Some(DateTime {
         unix_millis: secs * 1000 + millis,
     })
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 fn two_digits(bytes: &[u8]) -> Option<u32> {
@@ -288,6 +303,46 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Dates as the GetOrder response carries them: well-formed ones in UTC, and every
+    /// malformed or out-of-range one refused rather than wrapped or panicked on.
+    #[test]
+    fn date_times_are_read_or_refused() {
+        const EPOCH_2004: i64 = 1_072_915_200_000;
+        let cases: [(&str, Option<i64>); 24] = [
+            ("2004-01-01T00:00:00Z", Some(EPOCH_2004)),
+            ("2004-01-01T00:00:00", Some(EPOCH_2004)),
+            (" 2004-01-01T00:00:00.5Z ", Some(EPOCH_2004 + 500)),
+            ("2004-01-01T01:00:00+01:00", Some(EPOCH_2004)),
+            ("2003-12-31T23:00:00-01:00", Some(EPOCH_2004)),
+            ("2003-12-31T24:00:00Z", Some(EPOCH_2004)),
+            ("2004-02-29T00:00:00Z", Some(EPOCH_2004 + 59 * 86_400_000)),
+            ("2003-02-29T00:00:00Z", None),
+            ("2004-02-30T00:00:00Z", None),
+            ("2004-04-31T00:00:00Z", None),
+            ("2004-13-01T00:00:00Z", None),
+            ("2004-00-01T00:00:00Z", None),
+            ("2004-01-00T00:00:00Z", None),
+            ("2004-01-01T24:00:01Z", None),
+            ("2004-01-01T00:60:00Z", None),
+            ("2004-01-01T00:00:61Z", None),
+            ("2004-01-01T00:00:00+15:00", None),
+            ("2004-01-01T00:00:00+01:60", None),
+            ("2004-1-1T00:00:00Z", None),
+            ("2004-01-01 00:00:00Z", None),
+            ("2004-01-01T00:00:00Zjunk", None),
+            ("99999999999999999-01-01T00:00:00Z", None),
+            ("", None),
+            ("T", None),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                parse_date_time(text).map(|date| date.unix_millis),
+                expected,
+                "{text:?}"
+            );
+        }
+    }
 
     /// The shortcut for plain integers reads every one as the general parser does.
     #[test]

@@ -1,9 +1,10 @@
 //! Integration tests of wstest-server: each test starts the server in-process on 127.0.0.1
 //! port 0 and speaks raw HTTP/1.x to it, so that malformed and unusual requests can be sent.
 
-mod bad_inputs;
+mod hostile;
 mod http;
 mod interop;
+mod limits;
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
@@ -53,16 +54,7 @@ impl TestServer {
     }
 
     pub(crate) fn connect(&self) -> Client {
-        let stream = TcpStream::connect(self.addr).unwrap();
-        // A server that hangs fails the test instead of hanging it.
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        stream.set_nodelay(true).unwrap();
-        Client {
-            stream,
-            buffered: Vec::new(),
-        }
+        Client::connect(self.addr)
     }
 
     /// Signals shutdown and returns what `run` returned.
@@ -80,6 +72,96 @@ impl Drop for TestServer {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// The wstest-server binary running as a child process, for what an in-process server cannot
+/// show: its own memory, its own file limit, and what it prints. Killed when dropped.
+pub(crate) struct ChildServer {
+    pub(crate) addr: SocketAddr,
+    child: std::process::Child,
+    /// What the server printed on stderr after its banner, gathered by a thread.
+    stderr: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl ChildServer {
+    /// Starts `wstest-server --addr 127.0.0.1:0 --threads 1 ARGS`, with the open-file limit
+    /// set to `max_files` when given.
+    pub(crate) fn start(args: &[&str], max_files: Option<u32>) -> ChildServer {
+        use std::io::BufRead as _;
+        let exe = env!("CARGO_BIN_EXE_wstest-server");
+        let mut command = match max_files {
+            Some(n) => {
+                let mut sh = std::process::Command::new("sh");
+                sh.args(["-c", &format!("ulimit -n {n} && exec \"$0\" \"$@\""), exe]);
+                sh
+            }
+            None => std::process::Command::new(exe),
+        };
+        let mut child = command
+            .args(["--addr", "127.0.0.1:0", "--threads", "1"])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("starting wstest-server");
+        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut banner = String::new();
+        stderr.read_line(&mut banner).unwrap();
+        let addr = banner
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("no address in the banner {banner:?}"));
+        let rest = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let gathered = std::sync::Arc::clone(&rest);
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while stderr.read_line(&mut line).is_ok_and(|n| n > 0) {
+                gathered.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+        ChildServer {
+            addr,
+            child,
+            stderr: rest,
+        }
+    }
+
+    pub(crate) fn connect(&self) -> Client {
+        Client::connect(self.addr)
+    }
+
+    /// A field of /proc/PID/status in kilobytes (`VmRSS`, `VmHWM`).
+    pub(crate) fn memory_kb(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc/PID/status"))
+    }
+
+    /// Resets the peak resident memory (`VmHWM`) to the current one, which it returns in
+    /// kilobytes: so a test can see the peak of what it does next.
+    pub(crate) fn reset_peak_memory(&self) -> u64 {
+        std::fs::write(format!("/proc/{}/clear_refs", self.child.id()), "5").unwrap();
+        self.memory_kb("VmRSS")
+    }
+
+    /// What the server printed after its banner so far.
+    pub(crate) fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+}
+
+impl Drop for ChildServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -111,6 +193,19 @@ pub(crate) struct Client {
 }
 
 impl Client {
+    pub(crate) fn connect(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).unwrap();
+        // A server that hangs fails the test instead of hanging it.
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream.set_nodelay(true).unwrap();
+        Client {
+            stream,
+            buffered: Vec::new(),
+        }
+    }
+
     pub(crate) fn send(&mut self, bytes: &[u8]) {
         self.stream.write_all(bytes).unwrap();
     }
@@ -145,24 +240,40 @@ impl Client {
         assert_eq!(self.read_response().status, 100);
     }
 
+    /// Reads more of the stream; false at its end, or when the server reset it.
     fn fill(&mut self) -> bool {
         let mut chunk = [0u8; 64 * 1024];
-        let n = self
-            .stream
-            .read(&mut chunk)
-            .expect("reading the response (did the server hang?)");
-        self.buffered.extend_from_slice(&chunk[..n]);
-        n > 0
+        match self.stream.read(&mut chunk) {
+            Ok(n) => {
+                self.buffered.extend_from_slice(&chunk[..n]);
+                n > 0
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => false,
+            Err(e) => panic!("reading the response (did the server hang?): {e}"),
+        }
     }
 
     /// Reads one response: status line, headers, and a Content-Length, chunked or
     /// close-delimited body.
     pub(crate) fn read_response(&mut self) -> HttpResponse {
+        self.try_read_response()
+            .expect("the connection closed before a response")
+    }
+
+    /// Reads one response, or `None` when the connection ends before one begins.
+    pub(crate) fn try_read_response(&mut self) -> Option<HttpResponse> {
         let head_end = loop {
             if let Some(at) = self.buffered.windows(4).position(|w| w == b"\r\n\r\n") {
                 break at;
             }
-            assert!(self.fill(), "the connection closed before a response");
+            if !self.fill() {
+                assert!(
+                    self.buffered.is_empty(),
+                    "the connection closed inside a response head: {:?}",
+                    String::from_utf8_lossy(&self.buffered)
+                );
+                return None;
+            }
         };
         let head = String::from_utf8(self.buffered[..head_end].to_vec()).unwrap();
         self.buffered.drain(..head_end + 4);
@@ -181,7 +292,7 @@ impl Client {
             body: Vec::new(),
         };
         if status == 100 {
-            return response;
+            return Some(response);
         }
         if let Some(len) = response.header("content-length") {
             let len: usize = len.parse().unwrap();
@@ -219,7 +330,7 @@ impl Client {
             while self.fill() {}
             response.body = std::mem::take(&mut self.buffered);
         }
-        response
+        Some(response)
     }
 
     /// Whether the server has closed the connection (reads end of stream).

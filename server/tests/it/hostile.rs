@@ -1,0 +1,410 @@
+//! The hostile-input corpus, `server/tests/hostile/`: every request file with the answers its
+//! manifest expects. The corpus runs against the wstest-server binary, whose peak memory no case
+//! may raise by more than a small factor of the case's own size, and which must serve a good
+//! request on a new connection after each case; then against every other binding in-process.
+//!
+//! A case file holds the bytes sent, written for people (see the corpus's README.md):
+//! - the head's lines (up to the first empty line) end in CRLF on the wire;
+//! - one newline at the end of the file is not sent;
+//! - `{{"text"}}` sends text with the escapes \r \n \t \" \\ \xHH, `{{N * "text"}}` sends it N
+//!   times, and `{{length}}` in a head is the length of the body that follows it;
+//! - a line `{{next}}` starts another request sent on the same connection (pipelining).
+//!
+//! The manifest gives each file its answers, one per request, comma-separated: an HTTP status,
+//! `500/FAULTCODE` for a SOAP fault, or `close` for no answer; `@streaming` after them means
+//! they hold for the default binding only.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use wstest::{FaultCode, Reply};
+
+use crate::{ChildServer, Client, TEXT_XML, TestServer};
+
+/// What the server must answer to one request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Answer {
+    /// This HTTP status.
+    Status(u16),
+    /// HTTP 500 with a SOAP fault of this code.
+    Fault(FaultCode),
+    /// No answer: the connection is closed.
+    Close,
+}
+
+#[derive(Debug)]
+struct Case {
+    file: String,
+    answers: Vec<Answer>,
+    /// The answers hold for the default binding only (`@streaming` in the manifest): the others
+    /// have lower limits, and need only answer with some status.
+    streaming_only: bool,
+    bytes: Vec<u8>,
+}
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hostile")
+}
+
+/// Reads the manifest and every case it names.
+fn corpus() -> Vec<Case> {
+    let dir = corpus_dir();
+    let manifest = std::fs::read_to_string(dir.join("manifest")).unwrap();
+    let mut cases = Vec::new();
+    for (n, line) in manifest.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut fields = line.split_whitespace();
+        let (Some(file), Some(answers)) = (fields.next(), fields.next()) else {
+            panic!(
+                "manifest line {}: want FILE ANSWERS [WHY...]: {line}",
+                n + 1
+            );
+        };
+        let (answers, streaming_only) = match answers.strip_suffix("@streaming") {
+            Some(answers) => (answers, true),
+            None => (answers, false),
+        };
+        let answers = answers
+            .split(',')
+            .map(|answer| {
+                parse_answer(answer)
+                    .unwrap_or_else(|| panic!("manifest line {}: bad answer {answer:?}", n + 1))
+            })
+            .collect();
+        let text = std::fs::read(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        cases.push(Case {
+            file: file.to_owned(),
+            answers,
+            streaming_only,
+            bytes: expand(&text).unwrap_or_else(|e| panic!("{file}: {e}")),
+        });
+    }
+    cases
+}
+
+fn parse_answer(text: &str) -> Option<Answer> {
+    if text == "close" {
+        return Some(Answer::Close);
+    }
+    if let Some(code) = text.strip_prefix("500/") {
+        return Some(Answer::Fault(match code {
+            "Client" => FaultCode::Client,
+            "Server" => FaultCode::Server,
+            "VersionMismatch" => FaultCode::VersionMismatch,
+            "MustUnderstand" => FaultCode::MustUnderstand,
+            _ => return None,
+        }));
+    }
+    text.parse().ok().map(Answer::Status)
+}
+
+/// Turns a case file into the bytes sent.
+fn expand(text: &[u8]) -> Result<Vec<u8>, String> {
+    let text = text.strip_suffix(b"\n").unwrap_or(text);
+    let mut out = Vec::new();
+    for request in split_on(text, b"\n{{next}}\n") {
+        let (head, body) = match find(request, b"\n\n") {
+            Some(at) => (&request[..at], Some(&request[at + 2..])),
+            None => (request, None),
+        };
+        let body = expand_macros(body.unwrap_or_default(), None)?;
+        // The file's newlines end head lines; a `{{"\n"}}` inside a line stays a bare LF.
+        let lines = head
+            .split(|&b| b == b'\n')
+            .map(|line| expand_macros(line, Some(body.len())))
+            .collect::<Result<Vec<_>, _>>()?;
+        let head = lines.join(&b"\r\n"[..]);
+        out.extend_from_slice(&head);
+        if !body.is_empty() || find(request, b"\n\n").is_some() {
+            out.extend_from_slice(b"\r\n\r\n");
+        }
+        out.extend_from_slice(&body);
+    }
+    Ok(out)
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn split_on<'a>(mut text: &'a [u8], separator: &[u8]) -> Vec<&'a [u8]> {
+    let mut parts = Vec::new();
+    while let Some(at) = find(text, separator) {
+        parts.push(&text[..at]);
+        text = &text[at + separator.len()..];
+    }
+    parts.push(text);
+    parts
+}
+
+/// Expands the `{{...}}` in `text`; `body_length` is what `{{length}}` stands for.
+fn expand_macros(text: &[u8], body_length: Option<usize>) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = find(rest, b"{{") {
+        out.extend_from_slice(&rest[..open]);
+        let close = find(&rest[open..], b"}}").ok_or("an unclosed {{")? + open;
+        let inner = std::str::from_utf8(&rest[open + 2..close]).map_err(|e| e.to_string())?;
+        match inner.trim() {
+            "length" => {
+                let length = body_length.ok_or("{{length}} outside a head")?;
+                out.extend_from_slice(length.to_string().as_bytes());
+            }
+            inner => {
+                let (count, quoted) = match inner.split_once('*') {
+                    Some((count, quoted)) => (
+                        count
+                            .trim()
+                            .parse::<usize>()
+                            .map_err(|e| format!("{count:?}: {e}"))?,
+                        quoted.trim(),
+                    ),
+                    None => (1, inner),
+                };
+                let literal = unescape(quoted)?;
+                for _ in 0..count {
+                    out.extend_from_slice(&literal);
+                }
+            }
+        }
+        rest = &rest[close + 2..];
+    }
+    out.extend_from_slice(rest);
+    Ok(out)
+}
+
+fn unescape(quoted: &str) -> Result<Vec<u8>, String> {
+    let inner = quoted
+        .strip_prefix('"')
+        .and_then(|q| q.strip_suffix('"'))
+        .ok_or_else(|| format!("{quoted:?} is not a quoted string"))?;
+    let mut out = Vec::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next() {
+            Some('r') => out.push(b'\r'),
+            Some('n') => out.push(b'\n'),
+            Some('t') => out.push(b'\t'),
+            Some('"') => out.push(b'"'),
+            Some('\\') => out.push(b'\\'),
+            Some('x') => {
+                let hex: String = chars.by_ref().take(2).collect();
+                out.push(u8::from_str_radix(&hex, 16).map_err(|e| format!("\\x{hex}: {e}"))?);
+            }
+            other => return Err(format!("unknown escape \\{other:?}")),
+        }
+    }
+    Ok(out)
+}
+
+/// The server flags every corpus run uses: a body limit above the largest case, so that the
+/// 10 MB ones are read and parsed, and short timeouts, so that the stalling ones end quickly.
+const SERVER_ARGS: [&str; 6] = [
+    "--max-body",
+    "16777216",
+    "--header-timeout",
+    "2",
+    "--body-timeout",
+    "2",
+];
+
+/// How much a case may raise the server's peak memory above what it held before: this many times its own size, plus
+/// some slack for the allocator's first pages of a size class.
+const MEMORY_FACTOR: u64 = 8;
+const MEMORY_SLACK_KB: u64 = 8 * 1024;
+
+/// Sends a case and checks each answer in order; returns a description of what went wrong.
+fn check(addr: std::net::SocketAddr, case: &Case) -> Result<(), String> {
+    let mut client = Client::connect(addr);
+    client
+        .stream
+        .set_write_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    // A server that answers early (413) may close before it has read everything; its answer is
+    // what matters.
+    let _ = std::io::Write::write_all(&mut client.stream, &case.bytes);
+    for (n, expected) in case.answers.iter().enumerate() {
+        let what = format!("answer {} of {}", n + 1, case.answers.len());
+        let response = client.try_read_response();
+        match (expected, response) {
+            (Answer::Close, None) => {}
+            (Answer::Close, Some(response)) => {
+                return Err(format!(
+                    "{what}: wanted the connection closed, got {} {}",
+                    response.status,
+                    response.text()
+                ));
+            }
+            (_, None) => return Err(format!("{what}: the connection closed without an answer")),
+            (Answer::Status(status), Some(response)) => {
+                if response.status != *status {
+                    return Err(format!(
+                        "{what}: wanted {status}, got {} {}",
+                        response.status,
+                        response.text()
+                    ));
+                }
+                // Refusals say why, except hyper's own answers to heads it could not parse.
+                if *status >= 400 && !matches!(status, 400 | 431) && response.body.is_empty() {
+                    return Err(format!("{what}: {status} without an explanation"));
+                }
+            }
+            (Answer::Fault(code), Some(response)) => {
+                if response.status != 500
+                    || response.header("content-type") != Some("text/xml; charset=utf-8")
+                {
+                    return Err(format!(
+                        "{what}: wanted a {code:?} fault as text/xml, got {} {:?} {}",
+                        response.status,
+                        response.header("content-type"),
+                        response.text()
+                    ));
+                }
+                match wstest::decode_response(&response.body) {
+                    Ok(Reply::Fault(fault)) if fault.code == *code && fault.reason.len() > 10 => {}
+                    other => return Err(format!("{what}: wanted a {code:?} fault, got {other:?}")),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The server still answers a good request on a new connection.
+fn still_serving(addr: std::net::SocketAddr) -> Result<(), String> {
+    let body = wstest::post_files::all()[0].body();
+    let response = Client::connect(addr).post("/WSTest", &[TEXT_XML], &body);
+    match response.status {
+        200 => Ok(()),
+        status => Err(format!("then a good request got {status}")),
+    }
+}
+
+#[test]
+fn the_corpus_is_large_and_each_case_is_named_once() {
+    let cases = corpus();
+    assert!(cases.len() >= 80, "only {} cases", cases.len());
+    let mut files: Vec<&str> = cases.iter().map(|case| case.file.as_str()).collect();
+    files.sort_unstable();
+    files.dedup();
+    assert_eq!(
+        files.len(),
+        cases.len(),
+        "a case is named twice in the manifest"
+    );
+    // Every file in the corpus is in the manifest.
+    let mut on_disk = Vec::new();
+    for entry in walk(&corpus_dir()) {
+        let name = entry
+            .strip_prefix(corpus_dir())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".http") {
+            on_disk.push(name);
+        }
+    }
+    on_disk.sort_unstable();
+    assert_eq!(on_disk, files, "files on disk and in the manifest differ");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Every case against the wstest-server binary, with its memory watched.
+#[test]
+fn hostile_requests_get_their_answers_in_bounded_memory() {
+    let server = ChildServer::start(&SERVER_ARGS, None);
+    let mut failures = Vec::new();
+    for case in corpus() {
+        let resident = server.reset_peak_memory();
+        let outcome = check(server.addr, &case).and_then(|()| still_serving(server.addr));
+        let raised = server.memory_kb("VmHWM").saturating_sub(resident);
+        let allowed = MEMORY_FACTOR * case.bytes.len() as u64 / 1024 + MEMORY_SLACK_KB;
+        if std::env::var_os("HOSTILE_SHOW_MEMORY").is_some() {
+            eprintln!("{:>10} B {:>8} kB  {}", case.bytes.len(), raised, case.file);
+        }
+        if let Err(error) = outcome {
+            failures.push(format!("{}: {error}", case.file));
+        } else if raised > allowed {
+            failures.push(format!(
+                "{}: raised the peak memory by {raised} kB, more than {allowed} kB",
+                case.file
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every binding gives the same answers (in-process, without the memory check), except where
+/// the manifest says an answer is the default binding's only.
+#[test]
+fn every_binding_gives_the_corpus_its_answers() {
+    let cases = corpus();
+    let mut all_failures = Vec::new();
+    for binding in server::BindingChoice::ALL.into_iter().skip(1) {
+        let server = TestServer::with_config(server::Config {
+            binding,
+            max_body: 16 * 1024 * 1024,
+            header_timeout: Some(Duration::from_secs(2)),
+            body_timeout: Some(Duration::from_secs(2)),
+            ..server::Config::default()
+        });
+        let failures: Vec<String> = cases
+            .iter()
+            .filter_map(|case| {
+                let answered_somehow = |addr| {
+                    let mut client = Client::connect(addr);
+                    let _ = std::io::Write::write_all(&mut client.stream, &case.bytes);
+                    client
+                        .try_read_response()
+                        .map(drop)
+                        .ok_or_else(|| "no answer".to_owned())
+                };
+                let checked = if case.streaming_only {
+                    answered_somehow(server.addr)
+                } else {
+                    check(server.addr, case)
+                };
+                checked
+                    .and_then(|()| still_serving(server.addr))
+                    .err()
+                    .map(|error| format!("{}: {error}", case.file))
+            })
+            .collect();
+        all_failures.extend(
+            failures
+                .into_iter()
+                .map(|failure| format!("{binding:?}: {failure}")),
+        );
+    }
+    assert!(
+        all_failures.is_empty(),
+        "{} cases failed:\n{}",
+        all_failures.len(),
+        all_failures.join("\n")
+    );
+}
