@@ -7,8 +7,12 @@
 #   e.g. scripts/run.sh --duration 2s --repeat 1
 #        scripts/run.sh --stack wstest --stack ceiling --client loadgen,ab --out /tmp/results
 # (target/release/loadgen suite --help lists the options.)
-# Needs: cargo (and ab for --client ab: Debian package apache2-utils).
+# Needs: cargo and make (installed when missing), and ab for --client ab (Debian apache2-utils).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib.sh
+. "$root/scripts/lib.sh"
+# jemalloc, the server's allocator, builds its C sources with make.
+ensure_debian_packages make:make
 cargo build --release -q -p loadgen -p server -p ceiling --manifest-path "$root/Cargo.toml"
 exec "$root/target/release/loadgen" suite "$@"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs the Debian tools that the tests call when they are missing (ab
-# from apache2-utils, xmllint from libxml2-utils), then runs every test of the workspace.
+# from apache2-utils, xmllint from libxml2-utils) and make (which builds the server's
+# allocator, jemalloc), then runs every test of the workspace.
 #
 # Usage: scripts/test.sh [CARGO TEST ARGS...]
 # As root it installs with apt-get; otherwise it prints the exact install command and stops.
@@ -12,6 +13,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 if [ "${WSTEST_SKIP_EXTERNAL_TOOLS:-}" != 1 ]; then
-    ensure_debian_packages ab:apache2-utils xmllint:libxml2-utils
+    ensure_debian_packages ab:apache2-utils xmllint:libxml2-utils make:make
 fi
 cargo test --workspace --manifest-path "$here/../Cargo.toml" "$@"

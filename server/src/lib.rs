@@ -3,7 +3,10 @@
 //! # Map
 //! - [`config`]: the command line and the [`Config`] it yields.
 //! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
-//! - `watchdog`: the header, body, write and idle timeouts of a connection.
+//! - `connection`: one connection from accept to close: hyper only while it has a request to
+//!   read or answer, hibernation in between, and the drain at shutdown.
+//! - `watchdog`: the header, body, write and idle timeouts of a connection, and when it
+//!   hibernates.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
 //!
 //! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
@@ -11,6 +14,7 @@
 //! cross-thread hand-offs.
 
 pub mod config;
+mod connection;
 pub mod service;
 mod watchdog;
 
@@ -22,11 +26,11 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
 use tokio::sync::{Semaphore, watch};
 
 pub use config::{BindingChoice, Config};
-use watchdog::{ConnectionState, Timeouts, WatchedIo, watchdog};
+use connection::Drain;
+use watchdog::{ConnectionState, Timeouts, watchdog};
 
 /// Binds a listening socket the way a benchmark server wants it: address reuse, a deep backlog,
 /// and TCP_NODELAY (inherited by every accepted connection on Linux).
@@ -142,10 +146,10 @@ fn worker(
     runtime.block_on(local.run_until(async move {
         let config = Rc::new(Config::clone(&config));
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        let graceful = hyper_util::server::graceful::GracefulShutdown::new();
-        // No hyper timer: the connection watchdog enforces both timeouts, which spares every
+        let drain = Rc::new(Drain::default());
+        // No hyper timer: the connection watchdog enforces the timeouts, which spares every
         // request the allocation and arming of a header timer.
-        let http = http1::Builder::new();
+        let http = Rc::new(http1::Builder::new());
         let timeouts = Timeouts {
             header: config.header_timeout,
             body: config.body_timeout,
@@ -169,12 +173,17 @@ fn worker(
                 continue;
             };
             let state = Rc::new(ConnectionState::new());
-            let io = TokioIo::new(WatchedIo::new(stream, Rc::clone(&state)));
-            let service = service::service(Rc::clone(&config), Rc::clone(&state));
-            let connection = graceful.watch(http.serve_connection(io, service));
+            let serving = connection::serve(
+                stream,
+                Rc::clone(&http),
+                Rc::clone(&config),
+                Rc::clone(&state),
+                stop_rx.clone(),
+            );
+            let open = drain.open();
             let task = tokio::task::spawn_local(async move {
-                let _ = connection.await;
-                drop(permit);
+                serving.await;
+                drop((permit, open));
             });
             if timeouts.any() {
                 // A task of its own, so that no timer is polled or armed per request.
@@ -189,7 +198,7 @@ fn worker(
         }
         drop(listener);
         tokio::select! {
-            _ = graceful.shutdown() => {}
+            _ = drain.all_closed() => {}
             _ = tokio::time::sleep(config.shutdown_grace) => {}
         }
         anyhow::Ok(())

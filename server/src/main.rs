@@ -6,10 +6,13 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Parser as _;
 
-// mimalloc keeps the per-request buffers on thread-local free lists: measurably faster than
-// glibc malloc for this server (see scripts/results/bench-server.md).
+// jemalloc, with its background thread on (the `background_threads` feature; without it,
+// freed pages go back only when the server allocates again): it answers as fast as mimalloc did (faster on
+// EchoVoid and the 100-sized echoes), and gives freed memory back to the system while the
+// server is idle, so that RSS returns to near its idle value within 10 s of a burst of 10,000
+// connections closing; mimalloc and glibc kept all of it (scripts/results/connections.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let args = server::config::Args::parse();

@@ -325,3 +325,37 @@ fn clients_that_reset_or_half_close_leave_the_server_serving_and_silent() {
     }
     assert_eq!(server.stderr(), "", "the server logged connection faults");
 }
+
+/// An idle keep-alive connection hibernates (hyper lets go of it) after a watchdog tick, here
+/// 50 ms; requests that come at any moment around it, pipelined or not, are all answered.
+#[test]
+fn keep_alive_connections_that_hibernate_are_served_whenever_they_speak() {
+    let server = TestServer::with_config(Config {
+        header_timeout: Some(Duration::from_millis(200)),
+        ..Config::default()
+    });
+    let files = wstest::post_files::all();
+    let mut rng = testkit::Rng(0x5EED_1DE5);
+    let mut client = server.connect();
+    for round in 0..120 {
+        // Pauses from none to three ticks, so that requests meet hibernation before, during
+        // and after.
+        std::thread::sleep(Duration::from_millis(rng.below(150) as u64));
+        let file = &files[rng.below(files.len())];
+        let body = file.body();
+        if round % 10 == 9 {
+            // Two at once: the second is in hyper's buffer when the first is answered.
+            let head = format!(
+                "POST /WSTest HTTP/1.1\r\nHost: t\r\n{TEXT_XML}\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            let one = [head.as_bytes(), &body].concat();
+            client.send(&[one.as_slice(), one.as_slice()].concat());
+            check_answer("first of two", &body, &client.read_response());
+            check_answer("second of two", &body, &client.read_response());
+        } else {
+            let response = client.post("/WSTest", &[TEXT_XML], &body);
+            check_answer(&format!("round {round}: {}", file.name), &body, &response);
+        }
+    }
+}
