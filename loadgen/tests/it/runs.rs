@@ -559,3 +559,173 @@ fn merge_refuses_what_it_cannot_read() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// Servers that attack the client: each failure is counted under its cause, the run ends within
+/// its limits, the partial report is printed, and loadgen's memory stays bounded.
+#[test]
+fn hostile_servers_are_counted_and_survived() {
+    let big_body = temp("big-body.xml");
+    std::fs::write(&big_body, vec![b'x'; 8 * 1024 * 1024]).unwrap();
+    let big_body_arg: &'static str =
+        format!("-k -n 2 --timeout 500ms -p {}", big_body.display()).leak();
+    let cases = [
+        // The server resets 3 requests in 4: before a byte of the answer, after its head, in
+        // mid-body. A reset before any byte on a reused keep-alive connection is the race of a
+        // server closing an idle connection, and is sent again on a new one (7 times here);
+        // every other reset is a receive failure.
+        Case {
+            lines: &[
+                "Complete requests:      7",
+                "Failed requests:        13",
+                "   (Connect: 0, Receive: 13, Length: 0, Exceptions: 0)",
+            ],
+            server_requests: Some(27),
+            ..case(
+                "resets at random points, with -r",
+                Behaviour::ResetAtRandom,
+                "-r -k -n 20",
+            )
+        },
+        Case {
+            exit_code: 104,
+            stderr: &["apr_socket_recv: Connection reset by peer (104)"],
+            lines: &["Failed requests:        1"],
+            ..case(
+                "resets, without -r: ab's abort",
+                Behaviour::ResetAtRandom,
+                "-k -n 20",
+            )
+        },
+        Case {
+            lines: &[
+                "Complete requests:      0",
+                "Failed requests:        3",
+                "Failures by cause:      connect 0, receive 0, length 0, exceptions 0, write 0, timeout 3, status 0, body 0",
+            ],
+            ..case(
+                "a short body, then a stall, and --timeout",
+                Behaviour::ShortBodyThenStall,
+                "-k -n 3 --timeout 300ms",
+            )
+        },
+        Case {
+            exit_code: 119,
+            stderr: &["apr_pollset_poll: The timeout specified has expired (70007)"],
+            ..case(
+                "a short body, then a stall, and -s",
+                Behaviour::ShortBodyThenStall,
+                "-k -n 3 -s 0.5",
+            )
+        },
+        Case {
+            lines: &[
+                "Failed requests:        2",
+                "Failures by cause:      connect 0, receive 0, length 0, exceptions 0, write 0, timeout 2, status 0, body 0",
+            ],
+            ..case(
+                "an endless chunked body and --timeout",
+                Behaviour::EndlessChunked,
+                "-k -n 2 --timeout 500ms",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      0", "Failed requests:        0"],
+            ..case(
+                "an endless chunked body and -t",
+                Behaviour::EndlessChunked,
+                "-q -k -t 1",
+            )
+        },
+        Case {
+            lines: &[
+                "Failed requests:        2",
+                "Failures by cause:      connect 0, receive 0, length 0, exceptions 0, write 0, timeout 2, status 0, body 0",
+            ],
+            ..case(
+                "endless 100 Continue and --timeout",
+                Behaviour::EndlessInterim,
+                "-k -n 2 --timeout 500ms",
+            )
+        },
+        Case {
+            lines: &[
+                "Failed requests:        2",
+                "   (Connect: 0, Receive: 0, Length: 0, Exceptions: 2)",
+            ],
+            ..case("a 100 MB head", Behaviour::HugeHead, "-k -n 2")
+        },
+        Case {
+            lines: &[
+                "Failed requests:        3",
+                "Failures by cause:      connect 0, receive 0, length 0, exceptions 0, write 0, timeout 3, status 0, body 0",
+            ],
+            ..case(
+                "a drip of a byte per 100 ms and --timeout",
+                Behaviour::Drip,
+                "-k -n 3 --timeout 500ms",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      0"],
+            ..case("a drip and -t", Behaviour::Drip, "-q -k -c 2 -t 1")
+        },
+        Case {
+            lines: &[
+                "Failed requests:        2",
+                "Failures by cause:      connect 0, receive 0, length 0, exceptions 0, write 0, timeout 2, status 0, body 0",
+            ],
+            ..case(
+                "a server that never reads an 8 MB body",
+                Behaviour::NeverReads,
+                big_body_arg,
+            )
+        },
+    ];
+    for case in &cases {
+        let started = std::time::Instant::now();
+        check(case);
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{}: took {:?}",
+            case.name,
+            started.elapsed()
+        );
+    }
+}
+
+/// loadgen's peak memory stays small against servers that send without end: it keeps no body
+/// and at most 64 KiB of a head.
+#[test]
+fn endless_answers_do_not_grow_loadgen() {
+    for (behaviour, args) in [
+        (Behaviour::EndlessChunked, "-q -k -c 4 -t 2"),
+        (Behaviour::EndlessInterim, "-q -k -c 4 -t 2"),
+        (Behaviour::HugeHead, "-q -k -c 4 -t 2"),
+    ] {
+        let server = TestServer::start(behaviour);
+        let url = server.url();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+            .args(args.split_whitespace())
+            .arg(&url)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Sampled while it runs: the kernel's peak (VmHWM) is read just before the end.
+        let mut peak_kb = 0u64;
+        while child.try_wait().unwrap().is_none() {
+            if let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", child.id())) {
+                let hwm = status
+                    .lines()
+                    .find_map(|line| line.strip_prefix("VmHWM:"))
+                    .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok());
+                peak_kb = peak_kb.max(hwm.unwrap_or(0));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            (1..64 * 1024).contains(&peak_kb),
+            "{behaviour:?}: loadgen peaked at {peak_kb} kB"
+        );
+    }
+}

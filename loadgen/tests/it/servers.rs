@@ -32,6 +32,21 @@ pub(crate) enum Behaviour {
     AnswerOnce,
     /// [`BODY`], keeping the connection open even when the request asked to close it.
     IgnoreClose,
+    /// Resets the connection (RST, SO_LINGER 0) at a point that changes from request to
+    /// request: before answering, after the head, in mid-body; every fourth is answered.
+    ResetAtRandom,
+    /// Promises 100 bytes, sends 10, and then neither sends nor closes.
+    ShortBodyThenStall,
+    /// A chunked body that never ends: a 1 KiB chunk after another, for as long as it is read.
+    EndlessChunked,
+    /// `100 Continue` after `100 Continue`, and never the response.
+    EndlessInterim,
+    /// A response head of header lines that goes on to 100 MB.
+    HugeHead,
+    /// A good response, one byte every 100 ms.
+    Drip,
+    /// Accepts connections and never reads from them.
+    NeverReads,
 }
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
@@ -87,6 +102,14 @@ fn serve(
     first: &Mutex<Option<Vec<u8>>>,
 ) {
     let _ = stream.set_nodelay(true);
+    if behaviour == Behaviour::NeverReads {
+        // Hold the connection until the client gives up; read nothing.
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+        let mut byte = [0u8; 1];
+        let _ = stream.peek(&mut byte);
+        std::thread::park_timeout(Duration::from_secs(60));
+        return;
+    }
     let mut pending = Vec::new();
     let mut buffer = [0u8; 16 * 1024];
     loop {
@@ -163,6 +186,56 @@ fn serve(
                 let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789");
                 return;
             }
+            Behaviour::ResetAtRandom => {
+                let whole = response(200, connection, b"0123456789abcdefghij0123456789abcdefghij");
+                let cut = match n % 4 {
+                    0 => None,
+                    1 => Some(0),
+                    2 => Some(find(&whole, b"\r\n\r\n").unwrap() + 4),
+                    _ => Some(whole.len() - 7),
+                };
+                let Some(cut) = cut else {
+                    let _ = stream.write_all(&whole);
+                    continue;
+                };
+                let _ = stream.write_all(&whole[..cut]);
+                reset(stream);
+                return;
+            }
+            Behaviour::ShortBodyThenStall => {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789");
+                hold(&mut stream, &mut buffer);
+                return;
+            }
+            Behaviour::EndlessChunked => {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+                let chunk = [b"400\r\n".as_slice(), &[b'x'; 1024], b"\r\n"].concat();
+                while stream.write_all(&chunk).is_ok() {}
+                return;
+            }
+            Behaviour::EndlessInterim => {
+                while stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n").is_ok() {}
+                return;
+            }
+            Behaviour::HugeHead => {
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n");
+                let lines = b"X-Filler: 0123456789012345678901234567890123456789\r\n".repeat(1000);
+                let mut sent = 0;
+                while sent < 100_000_000 && stream.write_all(&lines).is_ok() {
+                    sent += lines.len();
+                }
+                return;
+            }
+            Behaviour::Drip => {
+                for byte in response(200, connection, BODY) {
+                    if stream.write_all(&[byte]).is_err() {
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                continue;
+            }
+            Behaviour::NeverReads => unreachable!("handled before reading"),
             Behaviour::Stall => {
                 // Hold the connection and read whatever else comes, answering nothing.
                 while let Ok(n) = stream.read(&mut buffer) {
@@ -183,6 +256,17 @@ fn serve(
             return;
         }
     }
+}
+
+/// Closes with a reset rather than a FIN.
+fn reset(stream: TcpStream) {
+    let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+    drop(stream);
+}
+
+/// Holds the connection, reading whatever comes, until the client closes it.
+fn hold(stream: &mut TcpStream, buffer: &mut [u8]) {
+    while stream.read(buffer).is_ok_and(|n| n > 0) {}
 }
 
 fn response(status: u16, connection: &str, body: &[u8]) -> Vec<u8> {
