@@ -41,6 +41,10 @@ pub struct Args {
     /// Seconds a keep-alive connection may sit idle between requests; 0 turns the limit off.
     #[arg(long, default_value_t = 60.0)]
     pub idle_timeout: f64,
+    /// Seconds that requests in flight get to finish after SIGTERM or SIGINT; answers still
+    /// unwritten then are cut off (and counted in the summary the server prints).
+    #[arg(long, default_value_t = 10.0)]
+    pub shutdown_grace: f64,
     /// Connections served at once; past it, new ones wait in the kernel's accept queue until
     /// one closes.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -142,9 +146,9 @@ impl Args {
             write_timeout: seconds("--write-timeout", self.write_timeout)?,
             idle_timeout: seconds("--idle-timeout", self.idle_timeout)?,
             max_connections: self.max_connections as usize,
+            shutdown_grace: seconds("--shutdown-grace", self.shutdown_grace)?.unwrap_or_default(),
             paths,
             binding: self.binding,
-            ..Config::default()
         })
     }
 }

@@ -70,16 +70,36 @@ pub async fn shutdown_signal() {
     }
 }
 
+/// What a run served, summed over its workers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Served {
+    /// Requests whose head was read.
+    pub requests: u64,
+    /// Answers not written whole: their connection closed, was reset or was cut off first,
+    /// or the drain deadline passed.
+    pub cut: u64,
+}
+
+impl std::fmt::Display for Served {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} requests read, {} answers cut off before they were written whole",
+            self.requests, self.cut
+        )
+    }
+}
+
 /// Serves WSTest on `listener` with `config.n_threads` event loops until `shutdown` resolves,
 /// then stops accepting, lets in-flight requests finish (up to `config.shutdown_grace`), and
-/// returns.
+/// returns what was served.
 ///
 /// Blocks the calling thread, which only waits for `shutdown`.
 pub fn run(
     listener: std::net::TcpListener,
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Served> {
     listener.set_nonblocking(true)?;
     raise_open_file_limit(config.max_connections);
     let (stop_tx, stop_rx) = watch::channel(false);
@@ -87,6 +107,9 @@ pub fn run(
     // One count of connections for all workers: a permit per connection, taken before accept,
     // so that past the limit new connections wait in the kernel's accept queue.
     let connections = Arc::new(Semaphore::new(config.max_connections));
+    // Every worker says when it has closed its listening socket; then this thread says that the
+    // server accepts no more. (A worker that failed early says nothing, but its sender is gone.)
+    let (closed_tx, closed_rx) = std::sync::mpsc::channel::<()>();
     let mut workers = Vec::with_capacity(config.n_threads);
     for worker_idx in 0..config.n_threads {
         let listener = listener
@@ -95,9 +118,10 @@ pub fn run(
         let config = Arc::clone(&config);
         let stop_rx = stop_rx.clone();
         let connections = Arc::clone(&connections);
+        let listener_closed = closed_tx.clone();
         let worker = std::thread::Builder::new()
             .name(format!("wstest-worker-{worker_idx}"))
-            .spawn(move || worker(listener, config, connections, stop_rx))
+            .spawn(move || worker(listener, config, connections, listener_closed, stop_rx))
             .context("starting a worker thread")?;
         workers.push(worker);
     }
@@ -108,13 +132,24 @@ pub fn run(
         .context("building the signal runtime")?;
     control.block_on(shutdown);
     let _ = stop_tx.send(true);
+    drop(closed_tx);
+    while closed_rx.recv().is_ok() {}
+    eprintln!(
+        "wstest-server: stopping: no new connections; finishing the requests in flight (at most {:?})",
+        config.shutdown_grace
+    );
+    let mut served = Served::default();
     for worker in workers {
         match worker.join() {
-            Ok(result) => result?,
+            Ok(result) => {
+                let worker = result?;
+                served.requests += worker.requests;
+                served.cut += worker.cut;
+            }
             Err(_) => anyhow::bail!("a worker thread panicked"),
         }
     }
-    Ok(())
+    Ok(served)
 }
 
 /// Raises the soft limit of open files as far as `max_connections` needs (the usual 1024 would
@@ -134,8 +169,9 @@ fn worker(
     listener: std::net::TcpListener,
     config: Arc<Config>,
     connections: Arc<Semaphore>,
+    listener_closed: std::sync::mpsc::Sender<()>,
     mut stop_rx: watch::Receiver<bool>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Served> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -197,10 +233,18 @@ fn worker(
             }
         }
         drop(listener);
+        drop(listener_closed);
         tokio::select! {
             _ = drain.all_closed() => {}
             _ = tokio::time::sleep(config.shutdown_grace) => {}
         }
         anyhow::Ok(())
+    }))?;
+    // Past the deadline, what is still open is dropped with the runtime, and its answers counted.
+    drop(local);
+    drop(runtime);
+    Ok(service::TALLY.with(|tally| Served {
+        requests: tally.requests.get(),
+        cut: tally.cut.get(),
     }))
 }

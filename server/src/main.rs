@@ -35,5 +35,7 @@ fn run(args: &server::config::Args) -> anyhow::Result<()> {
         config.n_threads,
         config.binding.binding().name()
     );
-    server::run(listener, config, server::shutdown_signal())
+    let served = server::run(listener, config, server::shutdown_signal())?;
+    eprintln!("wstest-server: stopped: {served}");
+    Ok(())
 }

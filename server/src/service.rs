@@ -12,6 +12,7 @@
 //! | a transfer coding other than chunked | 501, and the connection closes |
 //! | two SOAPAction headers that differ | 500 with a Client fault |
 
+use std::cell::Cell;
 use std::convert::Infallible;
 use std::future::Future;
 use std::rc::Rc;
@@ -46,6 +47,7 @@ pub(crate) fn service(
         let config = Rc::clone(&config);
         let state = Rc::clone(&state);
         state.request_started();
+        TALLY.with(|tally| tally.requests.set(tally.requests.get() + 1));
         async move {
             let response = handle(&config, &state, request).await;
             state.request_done();
@@ -175,7 +177,19 @@ const POOL_SIZE: usize = 256;
 /// Larger buffers (from a rare huge response) are freed rather than kept.
 const POOL_MAX_CAPACITY: usize = 256 * 1024;
 
+/// What a worker has served, for the summary at shutdown: thread-local, so that counting costs
+/// no atomic operation.
+#[derive(Debug, Default)]
+pub(crate) struct Tally {
+    /// Requests whose head was read whole.
+    pub(crate) requests: Cell<u64>,
+    /// Answers dropped before all of their body was written: the connection closed or was
+    /// cut off first.
+    pub(crate) cut: Cell<u64>,
+}
+
 thread_local! {
+    pub(crate) static TALLY: Tally = Tally::default();
     static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -195,6 +209,9 @@ impl From<Vec<u8>> for Body {
 
 impl Drop for Body {
     fn drop(&mut self) {
+        if self.at < self.bytes.len() {
+            let _ = TALLY.try_with(|tally| tally.cut.set(tally.cut.get() + 1));
+        }
         let mut bytes = std::mem::take(&mut self.bytes);
         if bytes.capacity() == 0 || bytes.capacity() > POOL_MAX_CAPACITY {
             return;

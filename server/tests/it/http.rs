@@ -214,5 +214,12 @@ fn shutdown_finishes_in_flight_requests() {
     }
     client.send(&body[100..]);
     check_answer("in flight", &body, &client.read_response());
-    stopping.join().unwrap().unwrap();
+    let served = stopping.join().unwrap().unwrap();
+    assert_eq!(
+        served,
+        server::Served {
+            requests: 1,
+            cut: 0
+        }
+    );
 }

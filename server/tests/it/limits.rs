@@ -187,6 +187,15 @@ fn a_client_that_never_reads_is_cut_off_and_frees_its_place() {
         received.len() - head_end - 4 < length,
         "the stalled client got all {length} bytes"
     );
+    // The server counts the answer it could not finish.
+    let served = server.stop().unwrap();
+    assert_eq!(
+        served,
+        server::Served {
+            requests: 2,
+            cut: 1
+        }
+    );
 }
 
 #[test]

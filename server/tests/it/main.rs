@@ -17,7 +17,7 @@ use tokio::sync::oneshot;
 pub(crate) struct TestServer {
     pub(crate) addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<anyhow::Result<()>>>,
+    thread: Option<std::thread::JoinHandle<anyhow::Result<server::Served>>>,
 }
 
 impl TestServer {
@@ -58,7 +58,7 @@ impl TestServer {
     }
 
     /// Signals shutdown and returns what `run` returned.
-    pub(crate) fn stop(mut self) -> anyhow::Result<()> {
+    pub(crate) fn stop(mut self) -> anyhow::Result<server::Served> {
         self.stop.take().map(|stop| stop.send(()));
         self.thread.take().unwrap().join().unwrap()
     }
