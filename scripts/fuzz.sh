@@ -10,10 +10,10 @@
 #
 # Needs rustup's nightly toolchain and cargo-fuzz (installed with `cargo install cargo-fuzz`
 # when missing). Seeds each corpus from post_files/, the client samples, our responses to the
-# post files, and a few HTTP responses and command lines; the corpora stay in fuzz/corpus/
-# (ignored by git) and grow from run to run. A crash or disagreement is saved under
-# fuzz/artifacts/TARGET/ and the script exits 1; each one found becomes a regression test in
-# the normal test suite. Not part of CI.
+# post files, the bodies of the hostile-input corpus, and a few HTTP responses and command
+# lines; the corpora stay in fuzz/corpus/ (ignored by git) and grow from run to run. A crash
+# or disagreement is saved under fuzz/artifacts/TARGET/ and the script exits 1; each one found
+# becomes a regression test in the normal test suite. Not part of CI.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -35,9 +35,13 @@ cargo +nightly fuzz build -O >/dev/null
 responses=$(mktemp -d)
 trap 'rm -rf "$responses"' EXIT
 cargo run -q --release --manifest-path "$root/Cargo.toml" -p wsperf -- --generate "$responses" >/dev/null
+# The bodies of the hostile-input corpus (server/tests/hostile/), up to 64 KiB.
+cargo run -q --release --manifest-path "$root/Cargo.toml" -p server --example send_corpus -- \
+    --bodies "$responses/hostile"
 for target in respond lexers_agree round_trip; do
     mkdir -p "corpus/$target"
-    cp "$root"/post_files/*.xml "$root"/wstest/tests/data/clients/*.xml "$responses"/*.xml "corpus/$target/"
+    cp "$root"/post_files/*.xml "$root"/wstest/tests/data/clients/*.xml "$responses"/*.xml \
+        "$responses"/hostile/*.xml "corpus/$target/"
 done
 mkdir -p corpus/http_response corpus/loadgen_cli
 printf '\003HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n<a>Response<' >corpus/http_response/length

@@ -4,6 +4,9 @@
 //! - [`require_tool`]: a test that needs a program from outside Rust (`ab`, `xmllint`) fails with
 //!   the Debian package to install, unless the run opts out with [`SKIP_TOOLS_VAR`].
 //! - [`Rng`]: a small deterministic generator, so that a failure names its seed.
+//! - [`corpus`]: the hostile-input corpus's manifest and files.
+
+pub mod corpus;
 
 use std::process::{Command, Stdio};
 

@@ -3,12 +3,7 @@
 //! may raise by more than a small factor of the case's own size, and which must serve a good
 //! request on a new connection after each case; then against every other binding in-process.
 //!
-//! A case file holds the bytes sent, written for people (see the corpus's README.md):
-//! - the head's lines (up to the first empty line) end in CRLF on the wire;
-//! - one newline at the end of the file is not sent;
-//! - `{{"text"}}` sends text with the escapes \r \n \t \" \\ \xHH, `{{N * "text"}}` sends it N
-//!   times, and `{{length}}` in a head is the length of the body that follows it;
-//! - a line `{{next}}` starts another request sent on the same connection (pipelining).
+//! The case files' format is read by `testkit::corpus` (and told in the corpus's README.md).
 //!
 //! The manifest gives each file its answers, one per request, comma-separated: an HTTP status,
 //! `500/FAULTCODE` for a SOAP fault, or `close` for no answer; `@streaming` after them means
@@ -48,41 +43,29 @@ fn corpus_dir() -> PathBuf {
 
 /// Reads the manifest and every case it names.
 fn corpus() -> Vec<Case> {
-    let dir = corpus_dir();
-    let manifest = std::fs::read_to_string(dir.join("manifest")).unwrap();
-    let mut cases = Vec::new();
-    for (n, line) in manifest.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let mut fields = line.split_whitespace();
-        let (Some(file), Some(answers)) = (fields.next(), fields.next()) else {
-            panic!(
-                "manifest line {}: want FILE ANSWERS [WHY...]: {line}",
-                n + 1
-            );
-        };
-        let (answers, streaming_only) = match answers.strip_suffix("@streaming") {
-            Some(answers) => (answers, true),
-            None => (answers, false),
-        };
-        let answers = answers
-            .split(',')
-            .map(|answer| {
-                parse_answer(answer)
-                    .unwrap_or_else(|| panic!("manifest line {}: bad answer {answer:?}", n + 1))
-            })
-            .collect();
-        let text = std::fs::read(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        cases.push(Case {
-            file: file.to_owned(),
-            answers,
-            streaming_only,
-            bytes: expand(&text).unwrap_or_else(|e| panic!("{file}: {e}")),
-        });
-    }
-    cases
+    testkit::corpus::read(&corpus_dir())
+        .unwrap_or_else(|error| panic!("the hostile corpus: {error}"))
+        .into_iter()
+        .map(|entry| {
+            let (answers, streaming_only) = match entry.answers.strip_suffix("@streaming") {
+                Some(answers) => (answers.to_owned(), true),
+                None => (entry.answers.clone(), false),
+            };
+            let answers = answers
+                .split(',')
+                .map(|answer| {
+                    parse_answer(answer)
+                        .unwrap_or_else(|| panic!("{}: bad answer {answer:?}", entry.file))
+                })
+                .collect();
+            Case {
+                file: entry.file,
+                answers,
+                streaming_only,
+                bytes: entry.bytes,
+            }
+        })
+        .collect()
 }
 
 fn parse_answer(text: &str) -> Option<Answer> {
@@ -99,110 +82,6 @@ fn parse_answer(text: &str) -> Option<Answer> {
         }));
     }
     text.parse().ok().map(Answer::Status)
-}
-
-/// Turns a case file into the bytes sent.
-fn expand(text: &[u8]) -> Result<Vec<u8>, String> {
-    let text = text.strip_suffix(b"\n").unwrap_or(text);
-    let mut out = Vec::new();
-    for request in split_on(text, b"\n{{next}}\n") {
-        let (head, body) = match find(request, b"\n\n") {
-            Some(at) => (&request[..at], Some(&request[at + 2..])),
-            None => (request, None),
-        };
-        let body = expand_macros(body.unwrap_or_default(), None)?;
-        // The file's newlines end head lines; a `{{"\n"}}` inside a line stays a bare LF.
-        let lines = head
-            .split(|&b| b == b'\n')
-            .map(|line| expand_macros(line, Some(body.len())))
-            .collect::<Result<Vec<_>, _>>()?;
-        let head = lines.join(&b"\r\n"[..]);
-        out.extend_from_slice(&head);
-        if !body.is_empty() || find(request, b"\n\n").is_some() {
-            out.extend_from_slice(b"\r\n\r\n");
-        }
-        out.extend_from_slice(&body);
-    }
-    Ok(out)
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn split_on<'a>(mut text: &'a [u8], separator: &[u8]) -> Vec<&'a [u8]> {
-    let mut parts = Vec::new();
-    while let Some(at) = find(text, separator) {
-        parts.push(&text[..at]);
-        text = &text[at + separator.len()..];
-    }
-    parts.push(text);
-    parts
-}
-
-/// Expands the `{{...}}` in `text`; `body_length` is what `{{length}}` stands for.
-fn expand_macros(text: &[u8], body_length: Option<usize>) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while let Some(open) = find(rest, b"{{") {
-        out.extend_from_slice(&rest[..open]);
-        let close = find(&rest[open..], b"}}").ok_or("an unclosed {{")? + open;
-        let inner = std::str::from_utf8(&rest[open + 2..close]).map_err(|e| e.to_string())?;
-        match inner.trim() {
-            "length" => {
-                let length = body_length.ok_or("{{length}} outside a head")?;
-                out.extend_from_slice(length.to_string().as_bytes());
-            }
-            inner => {
-                let (count, quoted) = match inner.split_once('*') {
-                    Some((count, quoted)) => (
-                        count
-                            .trim()
-                            .parse::<usize>()
-                            .map_err(|e| format!("{count:?}: {e}"))?,
-                        quoted.trim(),
-                    ),
-                    None => (1, inner),
-                };
-                let literal = unescape(quoted)?;
-                for _ in 0..count {
-                    out.extend_from_slice(&literal);
-                }
-            }
-        }
-        rest = &rest[close + 2..];
-    }
-    out.extend_from_slice(rest);
-    Ok(out)
-}
-
-fn unescape(quoted: &str) -> Result<Vec<u8>, String> {
-    let inner = quoted
-        .strip_prefix('"')
-        .and_then(|q| q.strip_suffix('"'))
-        .ok_or_else(|| format!("{quoted:?} is not a quoted string"))?;
-    let mut out = Vec::new();
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            let mut buf = [0u8; 4];
-            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            continue;
-        }
-        match chars.next() {
-            Some('r') => out.push(b'\r'),
-            Some('n') => out.push(b'\n'),
-            Some('t') => out.push(b'\t'),
-            Some('"') => out.push(b'"'),
-            Some('\\') => out.push(b'\\'),
-            Some('x') => {
-                let hex: String = chars.by_ref().take(2).collect();
-                out.push(u8::from_str_radix(&hex, 16).map_err(|e| format!("\\x{hex}: {e}"))?);
-            }
-            other => return Err(format!("unknown escape \\{other:?}")),
-        }
-    }
-    Ok(out)
 }
 
 /// The server flags every corpus run uses: a body limit above the largest case, so that the
