@@ -37,9 +37,10 @@ pub(crate) enum Behaviour {
     ResetAtRandom,
     /// Promises 100 bytes, sends 10, and then neither sends nor closes.
     ShortBodyThenStall,
-    /// A chunked body that never ends: a 1 KiB chunk after another, for as long as it is read.
+    /// A chunked body that never ends: 16 chunks of 1 KiB a millisecond, for as long as it is
+    /// read.
     EndlessChunked,
-    /// `100 Continue` after `100 Continue`, and never the response.
+    /// `100 Continue` after `100 Continue` (600 a millisecond), and never the response.
     EndlessInterim,
     /// A response head of header lines that goes on to 100 MB.
     HugeHead,
@@ -209,12 +210,19 @@ fn serve(
             }
             Behaviour::EndlessChunked => {
                 let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
-                let chunk = [b"400\r\n".as_slice(), &[b'x'; 1024], b"\r\n"].concat();
-                while stream.write_all(&chunk).is_ok() {}
+                // 16 KiB a millisecond: enough that a client keeping the body would show it in
+                // its memory within a second, little enough not to starve the other tests.
+                let chunk = [b"400\r\n".as_slice(), &[b'x'; 1024], b"\r\n"].concat().repeat(16);
+                while stream.write_all(&chunk).is_ok() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 return;
             }
             Behaviour::EndlessInterim => {
-                while stream.write_all(b"HTTP/1.1 100 Continue\r\n\r\n").is_ok() {}
+                let interim = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(600);
+                while stream.write_all(&interim).is_ok() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 return;
             }
             Behaviour::HugeHead => {
