@@ -96,7 +96,11 @@ impl ConnectionState {
 
     fn on_read(&self) {
         self.n_reads.set(self.n_reads.get() + 1);
-        if self.waiting.get() && self.head_started.get() == 0 {
+        // Bytes read between requests, or after the request's body is in (read ahead, as a
+        // pipelining client sends them), start the next request's head: its header timeout
+        // runs, and the connection is not idle.
+        let between_requests = self.waiting.get() || self.body_started.get() == 0;
+        if between_requests && self.head_started.get() == 0 {
             self.head_started.set(self.stamp());
         }
     }
