@@ -49,6 +49,32 @@ pub struct BodyFile {
     pub path: String,
 }
 
+/// `--shard I/N`: this process runs share `index` of a test split `count` ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// This shard's part of `total`: an equal share, the remainder going one each to the first
+    /// shards, so that the shares add up to `total` exactly.
+    pub fn share(self, total: u64) -> u64 {
+        let count = u64::from(self.count);
+        total / count + u64::from(u64::from(self.index) < total % count)
+    }
+}
+
+/// A sharded run's whole test, as the command line gave it before the split.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WholeTest {
+    pub shard: Shard,
+    pub n_requests: Option<u64>,
+    pub concurrency: u32,
+    /// `--rate` of the whole test; the shard sends every `count`-th of its send times.
+    pub rate: Option<f64>,
+}
+
 /// Everything the command line says, in full names.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
@@ -120,6 +146,9 @@ pub struct Settings {
     pub reject_body: Option<String>,
     /// `--http1.0`: exactly ab's request bytes; HTTP/1.1 otherwise.
     pub http10: bool,
+    /// `--shard I/N`: `n_requests` and `concurrency` above are then this shard's share, and
+    /// this holds the whole test.
+    pub whole: Option<WholeTest>,
 }
 
 /// ab's options that take a value (the apr_getopt string of ab 2.4 without its TLS options).
@@ -232,7 +261,34 @@ pub fn parse(args: &[String]) -> Result<Settings, UsageError> {
             "ab: Cannot use concurrency level greater than total number of requests",
         ));
     }
+    if let Some(whole) = settings.whole {
+        split(&mut settings, whole.shard)?;
+    }
     Ok(settings)
+}
+
+/// Makes `settings` the share of `shard`: its part of `-n` and `-c` (refused when a share of
+/// `-c` would be empty), with the whole test kept beside them.
+fn split(settings: &mut Settings, shard: Shard) -> Result<(), UsageError> {
+    let concurrency = u32::try_from(shard.share(u64::from(settings.concurrency)))
+        .expect("a share is at most the whole");
+    if concurrency == 0 {
+        return Err(UsageError::usage(format!(
+            "loadgen: -c {} cannot be split into {} shards: each needs a connection",
+            settings.concurrency, shard.count
+        )));
+    }
+    // -n is at least -c (checked above, as ab does), so no share of -n is empty either.
+    let n_requests = settings.n_requests.map(|n| shard.share(n));
+    settings.whole = Some(WholeTest {
+        shard,
+        n_requests: settings.n_requests,
+        concurrency: settings.concurrency,
+        rate: settings.rate,
+    });
+    settings.n_requests = n_requests;
+    settings.concurrency = concurrency;
+    Ok(())
 }
 
 impl Settings {
@@ -287,6 +343,7 @@ impl Settings {
             expect_body: None,
             reject_body: None,
             http10: false,
+            whole: None,
         }
     }
 }
@@ -426,6 +483,21 @@ fn apply_long(settings: &mut Settings, name: &str, value: &str) -> Result<(), Us
         }
         "expect-body" => settings.expect_body = Some(value.to_owned()),
         "reject-body" => settings.reject_body = Some(value.to_owned()),
+        "shard" => {
+            let shard = value
+                .split_once('/')
+                .and_then(|(index, count)| Some((index.parse().ok()?, count.parse().ok()?)))
+                .map(|(index, count)| Shard { index, count })
+                .filter(|shard| shard.index < shard.count)
+                .ok_or_else(|| bad("expected I/N with 0 <= I < N, such as 0/3"))?;
+            // Split once the whole command line is read (see `split`).
+            settings.whole = Some(WholeTest {
+                shard,
+                n_requests: None,
+                concurrency: 0,
+                rate: None,
+            });
+        }
         _ => {
             return Err(UsageError::usage(format!(
                 "loadgen: unknown option --{name}"
@@ -580,6 +652,8 @@ loadgen's own options (long only, so that no ab flag is shadowed):
     --expect-body TEXT  A response body without TEXT is a failure
     --reject-body TEXT  A response body with TEXT is a failure (e.g. 'Fault>')
     --http1.0           Send exactly ab's HTTP/1.0 request (default: HTTP/1.1)
+    --shard I/N         Run share I (from 0) of the test split N ways: -n, -c and
+                        --rate's send times divided so that the shares add up
 "
     )
 }

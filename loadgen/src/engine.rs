@@ -82,6 +82,7 @@ impl Worker {
                 warmup: plan.warmup,
                 rate: plan.rate,
                 n_threads: plan.n_threads,
+                shard: plan.shard,
             },
             index,
             now,

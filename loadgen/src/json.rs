@@ -56,6 +56,9 @@ pub struct RunSettings {
     pub expect_status: Option<u16>,
     pub expect_body: Option<String>,
     pub reject_body: Option<String>,
+    /// `--shard`: which share this was, and the whole test it is a share of.
+    #[serde(default)]
+    pub whole: Option<crate::cli::WholeTest>,
 }
 
 impl RunSettings {
@@ -74,6 +77,7 @@ impl RunSettings {
             expect_status: settings.expect_status,
             expect_body: settings.expect_body.clone(),
             reject_body: settings.reject_body.clone(),
+            whole: settings.whole,
         }
     }
 }

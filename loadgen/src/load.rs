@@ -67,6 +67,9 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         time_limit: settings.time_limit(),
         warmup: settings.warmup.unwrap_or_default(),
         rate: settings.rate,
+        shard: settings
+            .whole
+            .map_or((0, 1), |whole| (whole.shard.index, whole.shard.count)),
         request_timeout: settings.request_timeout,
         stall_timeout: settings.stall_timeout,
         continue_on_receive_errors: settings.continue_on_receive_errors,
@@ -90,7 +93,12 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         keep_alive: settings.keep_alive,
         send_body: body.is_some(),
         variable_length: settings.variable_length,
-        rate: settings.rate,
+        // A shard sends its share of the whole test's rate.
+        rate: settings.rate.map(|rate| {
+            rate / settings
+                .whole
+                .map_or(1.0, |whole| f64::from(whole.shard.count))
+        }),
         n_threads,
         method: settings.method.clone(),
     };

@@ -14,9 +14,11 @@ pub struct Timing {
     /// `-t` / `--duration`: the measured phase's length.
     pub time_limit: Option<Duration>,
     pub warmup: Duration,
-    /// `--rate`, in requests per second over all threads.
+    /// `--rate`, in requests per second over all threads (of all shards, when sharded).
     pub rate: Option<f64>,
     pub n_threads: usize,
+    /// `--shard I/N` as (I, N); (0, 1) for a whole test.
+    pub shard: (u32, u32),
 }
 
 /// One thread's schedule.
@@ -46,11 +48,17 @@ impl Schedule {
             None => 64,
         };
         // The threads' schedules interleave: thread k sends at k/R, (k+T)/R, (k+2T)/R, ...
+        // Sharded N ways, shard I takes every N-th of those slots, starting at the I-th: its
+        // thread k sends at (I+Nk)/R, (I+Nk+NT)/R, ..., so that the shards' union is the one
+        // even schedule of the whole test.
+        let (shard_index, n_shards) = (f64::from(timing.shard.0), f64::from(timing.shard.1.max(1)));
         let rate_interval = timing
             .rate
-            .map(|rate| Duration::from_secs_f64(n_threads as f64 / rate));
+            .map(|rate| Duration::from_secs_f64(n_shards * n_threads as f64 / rate));
         let next_send = match timing.rate {
-            Some(rate) => started + Duration::from_secs_f64(index as f64 / rate),
+            Some(rate) => {
+                started + Duration::from_secs_f64((shard_index + n_shards * index as f64) / rate)
+            }
             None => started,
         };
         Schedule {

@@ -29,7 +29,10 @@ pub struct Plan {
     pub time_limit: Option<Duration>,
     pub warmup: Duration,
     /// `--rate`, in requests per second over all threads.
+    /// `--rate` of the whole test (of all shards).
     pub rate: Option<f64>,
+    /// `--shard I/N` as (I, N); (0, 1) for a whole test.
+    pub shard: (u32, u32),
     pub request_timeout: Option<Duration>,
     /// `-s`: the run ends if nothing happens for this long while requests are out.
     pub stall_timeout: Duration,

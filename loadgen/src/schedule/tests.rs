@@ -13,6 +13,7 @@ fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timin
         warmup: Duration::ZERO,
         rate,
         n_threads,
+        shard: (0, 1),
     }
 }
 
@@ -56,6 +57,7 @@ fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
         warmup: Duration::from_secs(1),
         rate: None,
         n_threads: 1,
+        shard: (0, 1),
     };
     let remaining = AtomicU64::new(u64::MAX);
     let mut schedule = Schedule::new(timing, 0, start);
@@ -135,4 +137,35 @@ fn an_unpaced_schedule_has_no_send_times() {
     assert!(!schedule.paced());
     assert_eq!(schedule.next_send(), None);
     assert!(!schedule.send_due(start + Duration::from_secs(5)));
+}
+
+/// Sharded N ways, with T threads each, the union of every shard's send times is the one even
+/// schedule of the whole test: k/R for k = 0, 1, 2, ... with none missing or repeated.
+#[test]
+fn shards_send_times_make_one_even_schedule() {
+    for (rate, n_shards, n_threads) in [(100.0, 1, 1), (1000.0, 3, 2), (250.0, 4, 3), (7.0, 5, 1)] {
+        let start = Instant::now();
+        let per_thread = 20;
+        let mut times: Vec<Duration> = Vec::new();
+        for shard in 0..n_shards {
+            for thread in 0..n_threads {
+                let timing = Timing {
+                    shard: (shard, n_shards),
+                    ..timing(None, Some(rate), n_threads)
+                };
+                let mut schedule = Schedule::new(timing, thread, start);
+                for _ in 0..per_thread {
+                    times.push(schedule.advance() - start);
+                }
+            }
+        }
+        times.sort();
+        for (k, time) in times.iter().enumerate() {
+            let expected = k as f64 / rate;
+            assert!(
+                (time.as_secs_f64() - expected).abs() < 1e-6,
+                "rate {rate}, {n_shards} shards of {n_threads} threads: send {k} at {time:?}, not {expected} s"
+            );
+        }
+    }
 }

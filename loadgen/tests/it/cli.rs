@@ -191,6 +191,21 @@ fn urls_are_read_as_ab_reads_them() {
 
 #[test]
 fn bad_command_lines_are_refused_as_ab_does() {
+    check_error(
+        &format!("--shard 3/3 {URL}"),
+        "loadgen: --shard \"3/3\": expected I/N with 0 <= I < N, such as 0/3",
+        22,
+    );
+    check_error(
+        &format!("--shard x {URL}"),
+        "loadgen: --shard \"x\": expected I/N with 0 <= I < N, such as 0/3",
+        22,
+    );
+    check_error(
+        &format!("-c 2 -n 10 --shard 2/3 {URL}"),
+        "loadgen: -c 2 cannot be split into 3 shards: each needs a connection",
+        22,
+    );
     check_error("", "ab: wrong number of arguments", 22);
     check_error(&format!("{URL} -n 1"), "ab: wrong number of arguments", 22);
     check_error("-n", "ab: option requires an argument -- n", 22);
@@ -265,4 +280,52 @@ fn bad_command_lines_are_refused_as_ab_does() {
         22,
     );
     check_error("--json", "loadgen: option --json requires an argument", 22);
+}
+
+/// For many tests and shard counts, the shares of -n and -c add up to the whole exactly, no
+/// share is empty, and they differ by at most one; the whole test is kept beside the share.
+#[test]
+fn shards_split_the_test_exactly() {
+    for (n, c, n_shards) in [
+        (1u64, 1u32, 1u32),
+        (10, 3, 3),
+        (1000, 30, 4),
+        (7, 7, 7),
+        (100_001, 16, 16),
+        (500_000, 30, 7),
+    ] {
+        let mut shares = Vec::new();
+        for index in 0..n_shards {
+            let settings = parse(&args(&format!(
+                "-k -n {n} -c {c} --rate 1000 --shard {index}/{n_shards} {URL}"
+            )))
+            .unwrap();
+            let whole = settings.whole.unwrap();
+            assert_eq!(
+                (
+                    whole.n_requests,
+                    whole.concurrency,
+                    whole.rate,
+                    whole.shard.index
+                ),
+                (Some(n), c, Some(1000.0), index)
+            );
+            shares.push((settings.n_requests.unwrap(), settings.concurrency));
+        }
+        let what = format!("-n {n} -c {c} in {n_shards}: {shares:?}");
+        assert_eq!(shares.iter().map(|s| s.0).sum::<u64>(), n, "{what}");
+        assert_eq!(
+            shares.iter().map(|s| u64::from(s.1)).sum::<u64>(),
+            u64::from(c),
+            "{what}"
+        );
+        assert!(shares.iter().all(|s| s.0 > 0 && s.1 > 0), "{what}");
+        let spread = |f: fn(&(u64, u32)) -> u64| {
+            shares.iter().map(f).max().unwrap() - shares.iter().map(f).min().unwrap()
+        };
+        assert!(
+            spread(|s| s.0) <= 1 && spread(|s| u64::from(s.1)) <= 1,
+            "{what}"
+        );
+    }
 }

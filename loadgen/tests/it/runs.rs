@@ -460,6 +460,65 @@ fn files_csv_gnuplot_json_and_merge() {
     );
 }
 
+/// Three loadgen processes, each a shard of one test against the same server, merged: the counts
+/// add up to the whole test's, and every JSON names its shard and the whole test.
+#[test]
+fn three_shards_merged_add_up_to_the_whole() {
+    let server = TestServer::start(FAST);
+    let url = server.url();
+    let files: Vec<PathBuf> = (0..3).map(|i| temp(&format!("shard-{i}.json"))).collect();
+    let shards: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            Command::new(env!("CARGO_BIN_EXE_loadgen"))
+                .args(["-q", "-k", "-c", "5", "-n", "1000", "--rate", "3000"])
+                .args(["--shard", &format!("{index}/3"), "--json"])
+                .arg(file)
+                .arg(&url)
+                .output()
+                .unwrap()
+        })
+        .collect();
+    for (index, output) in shards.iter().enumerate() {
+        assert!(output.status.success(), "shard {index}: {output:?}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&files[index]).unwrap()).unwrap();
+        let whole = &json["settings"]["whole"];
+        assert_eq!(whole["shard"]["index"], index, "{whole}");
+        assert_eq!(whole["shard"]["count"], 3);
+        assert_eq!(
+            (whole["n_requests"].as_u64(), whole["concurrency"].as_u64()),
+            (Some(1000), Some(5))
+        );
+        // 1000 and 5 in three: 334, 333, 333 requests; 2, 2, 1 connections.
+        let expected = [(334, 2), (333, 2), (333, 1)][index];
+        assert_eq!(
+            (
+                json["counters"]["complete"].as_u64(),
+                json["run"]["concurrency"].as_u64()
+            ),
+            (Some(expected.0), Some(expected.1)),
+            "shard {index}"
+        );
+    }
+    let merged = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .arg("merge")
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{merged:?}");
+    let merged = String::from_utf8(merged.stdout).unwrap();
+    assert_eq!(
+        field(&merged, "Complete requests"),
+        Some("1000"),
+        "{merged}"
+    );
+    assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
+    assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
+    assert_eq!(server.requests(), 1000);
+}
+
 #[test]
 fn quiet_means_no_progress_lines() {
     let server = TestServer::start(FAST);
