@@ -250,6 +250,50 @@ fn decode(name: &'static str, text: &str) -> Result<Histogram<u64>, ReadError> {
         .map_err(|e| error(format!("{e:?}")))
 }
 
+/// What makes two runs parts of one test: the target, the request and every setting but the
+/// count of requests (a shard's share) and the shard's index. Runs to be merged must agree on
+/// it; the answer names the first thing in which `other` differs from `report`.
+pub fn differs_from(report: &JsonReport, other: &JsonReport) -> Option<String> {
+    fn test_of(report: &JsonReport) -> serde_json::Value {
+        let mut settings = serde_json::to_value(&report.settings).unwrap_or_default();
+        if let Some(settings) = settings.as_object_mut() {
+            settings.remove("n_requests");
+            if let Some(shard) = settings
+                .get_mut("whole")
+                .and_then(|whole| whole.get_mut("shard"))
+                .and_then(|shard| shard.as_object_mut())
+            {
+                shard.remove("index");
+            }
+        }
+        let run = &report.run;
+        serde_json::json!({
+            "target": format!("{}:{}{}", run.hostname, run.port, run.path),
+            "method": run.method,
+            "keep_alive": run.keep_alive,
+            "variable_length": run.variable_length,
+            "settings": settings,
+        })
+    }
+    let (a, b) = (test_of(report), test_of(other));
+    let (a, b) = (a.as_object()?, b.as_object()?);
+    let settings = |v: &serde_json::Map<String, serde_json::Value>| {
+        v["settings"].as_object().cloned().unwrap_or_default()
+    };
+    let (sa, sb) = (settings(a), settings(b));
+    let top = a
+        .iter()
+        .filter(|(key, _)| *key != "settings")
+        .map(|(key, value)| (key.clone(), value, &b[key]));
+    let nested = sa.iter().map(|(key, value)| {
+        let other = sb.get(key).unwrap_or(&serde_json::Value::Null);
+        (key.clone(), value, other)
+    });
+    top.chain(nested)
+        .find(|(_, x, y)| x != y)
+        .map(|(key, x, y)| format!("{key} is {y}, not {x}"))
+}
+
 /// Reads a file written by `--json`, back into results to merge.
 pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
     let report: JsonReport = serde_json::from_str(text)?;

@@ -211,18 +211,31 @@ pub(crate) fn table_of(results: &mut Results) -> Option<Table> {
 }
 
 /// `loadgen merge a.json b.json ...`: one report for runs made side by side (several client
-/// machines against one server).
+/// machines against one server, or the shards of one test), which must be runs of one test.
 pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
     if paths.is_empty() {
         bail!("usage: loadgen merge FILE.json [FILE.json ...]");
     }
     let mut merged: Option<(json::JsonReport, Results)> = None;
+    let mut shards_seen = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
         let (report, results) = json::read(&text).with_context(|| format!("cannot read {path}"))?;
+        if let Some(whole) = report.settings.whole {
+            if shards_seen.contains(&whole.shard.index) {
+                bail!("{path} is shard {} again", whole.shard.index);
+            }
+            shards_seen.push(whole.shard.index);
+        }
         match &mut merged {
             None => merged = Some((report, results)),
             Some((first, into)) => {
+                if let Some(difference) = json::differs_from(first, &report) {
+                    bail!(
+                        "{path} is not a run of the same test as {}: its {difference}",
+                        paths[0]
+                    );
+                }
                 into.absorb(&results);
                 first.run.concurrency += report.run.concurrency;
                 first.run.n_threads += report.run.n_threads;

@@ -517,6 +517,49 @@ fn three_shards_merged_add_up_to_the_whole() {
     assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
     assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
     assert_eq!(server.requests(), 1000);
+
+    // A run of another test, and a shard given twice, are refused, naming the file.
+    let other = temp("other-test.json");
+    let output = loadgen(&[
+        "-q",
+        "-k",
+        "-c",
+        "5",
+        "-n",
+        "1000",
+        "--rate",
+        "3000",
+        "--shard",
+        "2/3",
+        "--expect-status",
+        "201",
+        "--json",
+        other.to_str().unwrap(),
+        &url,
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let refused = |files: &[&PathBuf], message: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+            .arg("merge")
+            .args(files)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "wanted {message:?} in {stderr}");
+    };
+    refused(
+        &[&files[0], &files[1], &other],
+        &format!(
+            "{} is not a run of the same test as {}: its expect_status is 201, not null",
+            other.display(),
+            files[0].display()
+        ),
+    );
+    refused(
+        &[&files[0], &files[1], &files[1]],
+        &format!("{} is shard 1 again", files[1].display()),
+    );
 }
 
 #[test]
