@@ -5,7 +5,7 @@
 //! hyper only once its client has sent a byte, and when it has waited a while for its next
 //! request the watchdog sends it into hibernation: hyper lets go, dropping its buffers, and the
 //! next request gets a new hyper connection on the same socket. An idle connection then costs a
-//! task and a socket: 2.5 KB, against 21 KB when hyper holds it (10,000 connections,
+//! task and a socket: about 3.5 KB, against 21 KB when hyper held it (10,000 connections,
 //! `scripts/connections.sh`; RELIABILITY.md has the figures).
 //!
 //! Shutdown: a connection waiting for a first byte closes at once; one in hyper's hands
