@@ -216,7 +216,7 @@ pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
     if paths.is_empty() {
         bail!("usage: loadgen merge FILE.json [FILE.json ...]");
     }
-    let mut merged: Option<(json::JsonReport, Results)> = None;
+    let mut runs: Vec<(json::JsonReport, Results)> = Vec::new();
     let mut shards_seen = Vec::new();
     for path in paths {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
@@ -227,26 +227,47 @@ pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
             }
             shards_seen.push(whole.shard.index);
         }
-        match &mut merged {
-            None => merged = Some((report, results)),
-            Some((first, into)) => {
-                if let Some(difference) = json::differs_from(first, &report) {
-                    bail!(
-                        "{path} is not a run of the same test as {}: its {difference}",
-                        paths[0]
-                    );
-                }
-                into.absorb(&results);
-                first.run.concurrency += report.run.concurrency;
-                first.run.n_threads += report.run.n_threads;
-                first.run.rate = match (first.run.rate, report.run.rate) {
-                    (Some(a), Some(b)) => Some(a + b),
-                    (a, b) => a.or(b),
-                };
-            }
+        if let Some((first, _)) = runs.first()
+            && let Some(difference) = json::differs_from(first, &report)
+        {
+            bail!(
+                "{path} is not a run of the same test as {}: its {difference}",
+                paths[0]
+            );
         }
+        runs.push((report, results));
     }
-    let (first, mut results) = merged.expect("at least one file was read");
+    // On the wall clock: the merged run lasts from the first start to the last end, and each
+    // run's per-second series is placed at its own start.
+    let start = runs
+        .iter()
+        .map(|(report, _)| report.started_unix)
+        .fold(f64::INFINITY, f64::min);
+    let end = runs
+        .iter()
+        .map(|(report, results)| report.started_unix + results.time_taken)
+        .fold(f64::NEG_INFINITY, f64::max);
+    let skew = runs
+        .iter()
+        .map(|(report, _)| report.started_unix - start)
+        .fold(0.0, f64::max);
+    let mut runs = runs.into_iter();
+    let (mut first, mut results) = runs.next().expect("at least one file was read");
+    let first_offset = (first.started_unix - start) as usize;
+    results.seconds.splice(
+        0..0,
+        std::iter::repeat_n(stats::Second::default(), first_offset),
+    );
+    for (report, other) in runs {
+        results.absorb_at(&other, (report.started_unix - start) as usize);
+        first.run.concurrency += report.run.concurrency;
+        first.run.n_threads += report.run.n_threads;
+        first.run.rate = match (first.run.rate, report.run.rate) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
+    results.time_taken = end - start;
     let table = table_of(&mut results);
     let display = Display {
         confidence: true,
@@ -255,6 +276,10 @@ pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
     };
     print!("{}", report::banner(false));
     println!("Merged {} runs: {}", paths.len(), paths.join(", "));
+    println!(
+        "Start skew:             {:.3} ms between the first run's start and the last's",
+        skew * 1000.0
+    );
     let mut out = report::ab_text(&first.run, &results, table.as_ref(), &display);
     out.push_str(&report::extended(&first.run, &results, table.as_ref()));
     print!("{out}");

@@ -328,7 +328,7 @@ impl Results {
             for (status, count) in thread.status_codes {
                 *status_codes.entry(status).or_insert(0) += count;
             }
-            add_seconds(&mut seconds, &thread.seconds);
+            add_seconds(&mut seconds, &thread.seconds, 0);
             truncated |= thread.samples_truncated;
             samples.extend_from_slice(&thread.samples);
             last_activity_us = last_activity_us.max(thread.last_activity_us);
@@ -350,23 +350,30 @@ impl Results {
 
     /// Adds another run's results (from another machine) to these.
     pub fn absorb(&mut self, other: &Results) {
+        self.absorb_at(other, 0);
+        // The machines ran side by side: the longest run is the run.
+        self.time_taken = self.time_taken.max(other.time_taken);
+    }
+
+    /// Adds `other`'s counts, histograms and statuses, and its per-second series shifted by
+    /// `offset` seconds (its start after this run's, on the wall clock). The caller sets the
+    /// merged time.
+    pub fn absorb_at(&mut self, other: &Results, offset: usize) {
         self.counters.add(&other.counters);
         self.histograms.add(&other.histograms);
         for (status, count) in &other.status_codes {
             *self.status_codes.entry(*status).or_insert(0) += count;
         }
-        add_seconds(&mut self.seconds, &other.seconds);
+        add_seconds(&mut self.seconds, &other.seconds, offset);
         self.samples.clear();
-        // The machines ran side by side: the longest run is the run.
-        self.time_taken = self.time_taken.max(other.time_taken);
     }
 }
 
-fn add_seconds(into: &mut Vec<Second>, from: &[Second]) {
-    if into.len() < from.len() {
-        into.resize(from.len(), Second::default());
+fn add_seconds(into: &mut Vec<Second>, from: &[Second], offset: usize) {
+    if into.len() < from.len() + offset {
+        into.resize(from.len() + offset, Second::default());
     }
-    for (slot, second) in into.iter_mut().zip(from) {
+    for (slot, second) in into[offset..].iter_mut().zip(from) {
         slot.requests += second.requests;
         slot.errors += second.errors;
     }

@@ -517,6 +517,20 @@ fn three_shards_merged_add_up_to_the_whole() {
     assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
     assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
     assert_eq!(server.requests(), 1000);
+    // The shards ran one after another here, each paced to its third of 3000/s (at least
+    // 0.33 s): the merged run spans all three on the wall clock, and says how far apart they
+    // started.
+    let seconds = |label: &str, unit: &str| -> f64 {
+        field(&merged, label)
+            .and_then(|value| value.split(unit).next())
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {label} in {merged}"))
+    };
+    assert!(
+        seconds("Time taken for tests", "seconds") >= 0.99,
+        "{merged}"
+    );
+    assert!(seconds("Start skew", "ms") >= 660.0, "{merged}");
 
     // A run of another test, and a shard given twice, are refused, naming the file.
     let other = temp("other-test.json");
