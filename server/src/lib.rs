@@ -49,24 +49,37 @@ pub fn bind(addr: SocketAddr) -> anyhow::Result<std::net::TcpListener> {
 }
 
 /// Resolves on SIGINT or SIGTERM.
+///
+/// The handlers are installed on the first poll, which [`run`] makes before it accepts anything.
+/// Should that fail, the server says so and waits for nothing: the signals then stop it at once,
+/// without draining, which beats stopping it the moment it starts.
 pub async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let Ok(mut term) =
-            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        else {
-            let _ = ctrl_c.await;
-            return;
-        };
-        tokio::select! {
-            _ = ctrl_c => {}
-            _ = term.recv() => {}
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            (Err(error), _) | (_, Err(error)) => {
+                eprintln!(
+                    "wstest-server: cannot catch SIGINT and SIGTERM ({error}); they will stop the server without finishing the requests in flight"
+                );
+                std::future::pending::<()>().await;
+            }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = ctrl_c.await;
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
     }
 }
 
@@ -102,6 +115,31 @@ pub fn run(
 ) -> anyhow::Result<Served> {
     listener.set_nonblocking(true)?;
     raise_open_file_limit(config.max_connections);
+    // Everything that takes a file descriptor of the server's own (the runtimes' epoll and
+    // event descriptors, the signal pipe) is taken before any worker accepts: once they do, a
+    // flood of connections can take every descriptor left, and a runtime built after that fails
+    // and takes the whole server down with it (seen under `ulimit -n 40` on a busy machine).
+    let control = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building the signal runtime")?;
+    let mut shutdown = std::pin::pin!(shutdown);
+    let stopped_early = control.block_on(std::future::poll_fn(|cx| {
+        std::task::Poll::Ready(shutdown.as_mut().poll(cx).is_ready())
+    }));
+    let loops = (0..config.n_threads)
+        .map(|_| {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("building a worker runtime")?;
+            let listener = listener
+                .try_clone()
+                .context("cloning the listening socket")?;
+            anyhow::Ok((runtime, listener))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    drop(listener);
     let (stop_tx, stop_rx) = watch::channel(false);
     let config = Arc::new(config);
     // One count of connections for all workers: a permit per connection, taken before accept,
@@ -111,26 +149,29 @@ pub fn run(
     // server accepts no more. (A worker that failed early says nothing, but its sender is gone.)
     let (closed_tx, closed_rx) = std::sync::mpsc::channel::<()>();
     let mut workers = Vec::with_capacity(config.n_threads);
-    for worker_idx in 0..config.n_threads {
-        let listener = listener
-            .try_clone()
-            .context("cloning the listening socket")?;
+    for (worker_idx, (runtime, listener)) in loops.into_iter().enumerate() {
         let config = Arc::clone(&config);
         let stop_rx = stop_rx.clone();
         let connections = Arc::clone(&connections);
         let listener_closed = closed_tx.clone();
         let worker = std::thread::Builder::new()
             .name(format!("wstest-worker-{worker_idx}"))
-            .spawn(move || worker(listener, config, connections, listener_closed, stop_rx))
+            .spawn(move || {
+                worker(
+                    runtime,
+                    listener,
+                    config,
+                    connections,
+                    listener_closed,
+                    stop_rx,
+                )
+            })
             .context("starting a worker thread")?;
         workers.push(worker);
     }
-    drop(listener);
-    let control = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("building the signal runtime")?;
-    control.block_on(shutdown);
+    if !stopped_early {
+        control.block_on(shutdown);
+    }
     let _ = stop_tx.send(true);
     drop(closed_tx);
     while closed_rx.recv().is_ok() {}
@@ -166,16 +207,13 @@ fn raise_open_file_limit(max_connections: usize) {
 
 /// One worker: a current-thread runtime accepting and serving connections until told to stop.
 fn worker(
+    runtime: tokio::runtime::Runtime,
     listener: std::net::TcpListener,
     config: Arc<Config>,
     connections: Arc<Semaphore>,
     listener_closed: std::sync::mpsc::Sender<()>,
     mut stop_rx: watch::Receiver<bool>,
 ) -> anyhow::Result<Served> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("building a worker runtime")?;
     // Connections never leave their thread, so their tasks are local: their state is shared with
     // `Rc` and `Cell`, without atomic operations on the request path.
     let local = tokio::task::LocalSet::new();
