@@ -73,6 +73,7 @@ impl LoadClient for Loadgen {
             command_line: &args,
             settings: json::RunSettings::of(&settings),
             started_unix,
+            start_at_unix: None,
             info: &info,
         };
         let report = json::build(&context, &results, table.as_ref());

@@ -2,7 +2,7 @@
 //! attached values `-n100`, options before the URL), plus loadgen's own long options, which
 //! never shadow an ab flag. ab's letters are mapped to full names here and nowhere else.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// ab exits with EINVAL for usage errors; so does loadgen.
 pub const USAGE_EXIT_CODE: i32 = 22;
@@ -149,6 +149,8 @@ pub struct Settings {
     /// `--shard I/N`: `n_requests` and `concurrency` above are then this shard's share, and
     /// this holds the whole test.
     pub whole: Option<WholeTest>,
+    /// `--start-at`: the wall-clock time of the first request, connections opened before it.
+    pub start_at: Option<SystemTime>,
 }
 
 /// ab's options that take a value (the apr_getopt string of ab 2.4 without its TLS options).
@@ -344,6 +346,7 @@ impl Settings {
             reject_body: None,
             http10: false,
             whole: None,
+            start_at: None,
         }
     }
 }
@@ -497,6 +500,11 @@ fn apply_long(settings: &mut Settings, name: &str, value: &str) -> Result<(), Us
                 concurrency: 0,
                 rate: None,
             });
+        }
+        "start-at" => {
+            let at = crate::clock::parse_start_at(value, SystemTime::now())
+                .map_err(|error| bad(&error.to_string()))?;
+            settings.start_at = Some(at);
         }
         _ => {
             return Err(UsageError::usage(format!(
@@ -654,6 +662,8 @@ loadgen's own options (long only, so that no ab flag is shadowed):
     --http1.0           Send exactly ab's HTTP/1.0 request (default: HTTP/1.1)
     --shard I/N         Run share I (from 0) of the test split N ways: -n, -c and
                         --rate's send times divided so that the shares add up
+    --start-at TIME     Connect, then send the first request at TIME: RFC 3339
+                        (2026-12-04T10:00:00Z), Unix seconds, or now+30s
 "
     )
 }

@@ -126,6 +126,9 @@ impl Worker {
     /// Runs until the work is done, the time is up, or the run is stopped.
     pub fn run(mut self) -> ThreadStats {
         let mut events = Events::with_capacity(1024);
+        if let Some(start) = self.plan.start_at {
+            self.connect_ahead(start, &mut events);
+        }
         let now = Instant::now();
         self.last_event = now;
         if self.plan.rate.is_some() {
@@ -180,14 +183,9 @@ impl Worker {
                     continue;
                 }
                 let index = event.token().0;
-                let readiness = Readiness {
-                    readable: event.is_readable() || event.is_read_closed(),
-                    read_closed: event.is_read_closed(),
-                    writable: event.is_writable(),
-                    error: event.is_error(),
-                };
                 if let Some(connection) = self.connections.get_mut(index) {
-                    let outcome = connection.on_ready(readiness, &self.plan, &mut self.buffer);
+                    let outcome =
+                        connection.on_ready(readiness(event), &self.plan, &mut self.buffer);
                     self.act(index, outcome);
                 }
             }
@@ -215,6 +213,56 @@ impl Worker {
         self.publish_progress();
         self.stats.counters.bytes_sent = self.connections.iter().map(|c| c.bytes_sent).sum();
         self.stats
+    }
+
+    /// `--start-at`: opens every connection, then waits for `start`, so that the first requests
+    /// of all shards leave together rather than each after its own connect. This only saves
+    /// the connects: one that fails, or is not done by `start`, is dropped, and its first
+    /// request connects and counts as any other. A server that closes a connection while it
+    /// waits is noticed here.
+    fn connect_ahead(&mut self, start: Instant, events: &mut Events) {
+        for index in 0..self.connections.len() {
+            let outcome =
+                self.connections[index].connect(&self.plan, self.poll.registry(), Token(index));
+            self.settle_ahead(index, outcome);
+        }
+        // epoll counts whole milliseconds: the last two are slept to the microsecond.
+        let slack = Duration::from_millis(2);
+        loop {
+            let now = Instant::now();
+            if self.shared.stopped() || now + slack >= start {
+                break;
+            }
+            let wait = (start - now - slack).min(MAX_POLL_WAIT);
+            if self.poll.poll(events, Some(wait)).is_err() {
+                // EINTR, or worse: nothing but connects is lost, and the loop after will see.
+                continue;
+            }
+            for event in events.iter() {
+                let index = event.token().0;
+                if let Some(connection) = self.connections.get_mut(index) {
+                    let outcome =
+                        connection.on_ready(readiness(event), &self.plan, &mut self.buffer);
+                    self.settle_ahead(index, outcome);
+                }
+            }
+        }
+        std::thread::sleep(start.saturating_duration_since(Instant::now()));
+        for index in 0..self.connections.len() {
+            if self.connections[index].connecting() {
+                self.close(index);
+            }
+        }
+    }
+
+    /// What a connect ahead of the start came to: a connected stream waits for its first
+    /// request as a kept-alive one does; anything else is dropped.
+    fn settle_ahead(&mut self, index: usize, outcome: Outcome) {
+        match outcome {
+            Outcome::Pending => {}
+            Outcome::Connected => self.connections[index].keep(),
+            _ => self.close(index),
+        }
     }
 
     fn poll_timeout(&self, now: Instant) -> Duration {
@@ -447,5 +495,15 @@ impl Worker {
         // A tenth of the timeout (at least 1 ms): late by at most that much.
         let tick = (timeout / 10).max(Duration::from_millis(1));
         self.next_timeout_scan = Some(now + tick);
+    }
+}
+
+/// What an event says of a connection's socket.
+fn readiness(event: &mio::event::Event) -> Readiness {
+    Readiness {
+        readable: event.is_readable() || event.is_read_closed(),
+        read_closed: event.is_read_closed(),
+        writable: event.is_writable(),
+        error: event.is_error(),
     }
 }

@@ -21,8 +21,14 @@ pub struct JsonReport {
     pub tool: String,
     pub version: String,
     pub command_line: Vec<String>,
-    /// Seconds since the Unix epoch when the measured phase began.
+    /// Seconds since the Unix epoch when the measured phase began (after `--warmup`).
     pub started_unix: f64,
+    /// ... and when it ended: `started_unix` plus the time taken.
+    #[serde(default)]
+    pub ended_unix: f64,
+    /// `--start-at` as given, in seconds since the Unix epoch.
+    #[serde(default)]
+    pub start_at_unix: Option<f64>,
     pub machine: Machine,
     pub run: RunInfo,
     pub settings: RunSettings,
@@ -39,6 +45,9 @@ pub struct JsonReport {
     pub status_codes: BTreeMap<u16, u64>,
     pub seconds: Vec<Second>,
     pub histograms: EncodedHistograms,
+    /// Of `loadgen merge --json`: the runs merged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged: Vec<crate::merge::MergedRun>,
 }
 
 /// The settings of the run that the report's lines do not show.
@@ -159,6 +168,7 @@ pub struct Context<'a> {
     pub command_line: &'a [String],
     pub settings: RunSettings,
     pub started_unix: f64,
+    pub start_at_unix: Option<f64>,
     pub info: &'a RunInfo,
 }
 
@@ -203,6 +213,8 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         version: env!("CARGO_PKG_VERSION").to_owned(),
         command_line: context.command_line.to_vec(),
         started_unix: context.started_unix,
+        ended_unix: context.started_unix + t,
+        start_at_unix: context.start_at_unix,
         machine: Machine::this(),
         run: context.info.clone(),
         settings: context.settings.clone(),
@@ -229,6 +241,7 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
             total: encode(&h.total),
             corrected: encode(&h.corrected),
         },
+        merged: Vec::new(),
     }
 }
 

@@ -20,10 +20,12 @@
 
 pub mod cell;
 pub mod cli;
+pub mod clock;
 pub mod engine;
 pub mod http;
 pub mod json;
 pub mod load;
+pub mod merge;
 pub mod report;
 pub mod request;
 pub mod schedule;
@@ -83,6 +85,7 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
         }
     };
 
+    let start_wall = announce_start(settings, &plan);
     let mut stdout = std::io::stdout().lock();
     if display.html {
         write!(stdout, "{}", report::banner(true))?;
@@ -109,8 +112,9 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
         .context("cannot catch Ctrl-C")?;
 
-    let started_wall = SystemTime::now();
-    let mut progress = Progress::new(heartbeat, Instant::now() + plan.warmup);
+    let started_wall = start_wall.unwrap_or_else(SystemTime::now);
+    let start = plan.start_at.unwrap_or_else(Instant::now);
+    let mut progress = Progress::new(heartbeat, start + plan.warmup);
     let outcome = load::execute(&plan, &interrupted, &mut |shared| progress.update(shared))?;
     progress.finish(outcome.results.counters.complete);
     let interrupted = outcome.stopped;
@@ -151,6 +155,30 @@ pub fn run(settings: &Settings, command_line: &[String]) -> anyhow::Result<i32> 
     })
 }
 
+/// `--start-at`: says when the run starts, or that the time has passed and it starts now.
+/// Returns the wall-clock start, if it is ahead.
+fn announce_start(settings: &Settings, plan: &engine::Plan) -> Option<SystemTime> {
+    let now = SystemTime::now();
+    let at = settings.start_at?;
+    if plan.start_at.is_some() {
+        let ahead = at.duration_since(now).unwrap_or_default();
+        eprintln!(
+            "loadgen: connecting, then starting at {} (in {})",
+            clock::rfc3339(at),
+            clock::seconds(ahead)
+        );
+        Some(at)
+    } else {
+        let late = now.duration_since(at).unwrap_or_default();
+        eprintln!(
+            "loadgen: warning: --start-at {} passed {} ago; starting now",
+            clock::rfc3339(at),
+            clock::seconds(late)
+        );
+        None
+    }
+}
+
 /// The files a run writes besides its report: `-e`, `-g`, `--json`.
 struct Files<'a> {
     settings: &'a Settings,
@@ -187,6 +215,7 @@ impl Files<'_> {
                 command_line: self.command_line,
                 settings: json::RunSettings::of(settings),
                 started_unix: start.as_secs_f64(),
+                start_at_unix: settings.start_at.map(clock::unix_seconds),
                 info: self.info,
             };
             let report = json::build(&context, results, table);
@@ -210,65 +239,54 @@ pub(crate) fn table_of(results: &mut Results) -> Option<Table> {
     }
 }
 
-/// `loadgen merge a.json b.json ...`: one report for runs made side by side (several client
-/// machines against one server, or the shards of one test), which must be runs of one test.
-pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
-    if paths.is_empty() {
-        bail!("usage: loadgen merge FILE.json [FILE.json ...]");
+/// `loadgen merge [--json FILE] [-e FILE] a.json b.json ...`: one report for runs made side by
+/// side (the shards of one test, or several client machines against one server), in the
+/// formats of a single run but `-g`, which needs each request's times and the files keep only
+/// histograms.
+pub fn merge(args: &[String]) -> anyhow::Result<i32> {
+    const USAGE: &str = "usage: loadgen merge [--json FILE] [-e FILE] FILE.json [FILE.json ...]";
+    let command_line: Vec<String> = std::iter::once("merge".to_owned())
+        .chain(args.iter().cloned())
+        .collect();
+    let (mut json_file, mut csv_file, mut paths) = (None, None, Vec::new());
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--json" | "-e" => {
+                let value = args
+                    .next()
+                    .with_context(|| format!("{arg} needs a file; {USAGE}"))?;
+                let slot = if arg == "-e" {
+                    &mut csv_file
+                } else {
+                    &mut json_file
+                };
+                *slot = Some(value.clone());
+            }
+            "-g" => bail!(
+                "-g needs each request's times, and --json files keep histograms only (-e and --json work)"
+            ),
+            option if option.starts_with('-') && option.len() > 1 => {
+                bail!("unknown option {option}; {USAGE}")
+            }
+            path => paths.push(path.to_owned()),
+        }
     }
-    let mut runs: Vec<(json::JsonReport, Results)> = Vec::new();
-    let mut shards_seen = Vec::new();
-    for path in paths {
+    if paths.is_empty() {
+        bail!("{USAGE}");
+    }
+    let mut runs = Vec::with_capacity(paths.len());
+    for path in &paths {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
         let (report, results) = json::read(&text).with_context(|| format!("cannot read {path}"))?;
-        if let Some(whole) = report.settings.whole {
-            if shards_seen.contains(&whole.shard.index) {
-                bail!("{path} is shard {} again", whole.shard.index);
-            }
-            shards_seen.push(whole.shard.index);
-        }
-        if let Some((first, _)) = runs.first()
-            && let Some(difference) = json::differs_from(first, &report)
-        {
-            bail!(
-                "{path} is not a run of the same test as {}: its {difference}",
-                paths[0]
-            );
-        }
-        runs.push((report, results));
+        runs.push(merge::Run {
+            path: path.clone(),
+            report,
+            results,
+        });
     }
-    // On the wall clock: the merged run lasts from the first start to the last end, and each
-    // run's per-second series is placed at its own start.
-    let start = runs
-        .iter()
-        .map(|(report, _)| report.started_unix)
-        .fold(f64::INFINITY, f64::min);
-    let end = runs
-        .iter()
-        .map(|(report, results)| report.started_unix + results.time_taken)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let skew = runs
-        .iter()
-        .map(|(report, _)| report.started_unix - start)
-        .fold(0.0, f64::max);
-    let mut runs = runs.into_iter();
-    let (mut first, mut results) = runs.next().expect("at least one file was read");
-    let first_offset = (first.started_unix - start) as usize;
-    results.seconds.splice(
-        0..0,
-        std::iter::repeat_n(stats::Second::default(), first_offset),
-    );
-    for (report, other) in runs {
-        results.absorb_at(&other, (report.started_unix - start) as usize);
-        first.run.concurrency += report.run.concurrency;
-        first.run.n_threads += report.run.n_threads;
-        first.run.rate = match (first.run.rate, report.run.rate) {
-            (Some(a), Some(b)) => Some(a + b),
-            (a, b) => a.or(b),
-        };
-    }
-    results.time_taken = end - start;
-    let table = table_of(&mut results);
+    let mut merged = merge::merge(runs)?;
+    let table = table_of(&mut merged.results);
     let display = Display {
         confidence: true,
         percentiles: true,
@@ -276,13 +294,60 @@ pub fn merge(paths: &[String]) -> anyhow::Result<i32> {
     };
     print!("{}", report::banner(false));
     println!("Merged {} runs: {}", paths.len(), paths.join(", "));
+    if let Some((_, count)) = merged.runs.first().and_then(|run| run.shard) {
+        let mut shards: Vec<u32> = merged
+            .runs
+            .iter()
+            .filter_map(|run| Some(run.shard?.0))
+            .collect();
+        shards.sort_unstable();
+        let list = |indices: &[u32]| {
+            indices
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        print!("Shards:                 {} of {count}", list(&shards));
+        if merged.missing_shards.is_empty() {
+            println!();
+        } else {
+            println!(
+                " (missing {}: this is not the whole test)",
+                list(&merged.missing_shards)
+            );
+        }
+    }
     println!(
         "Start skew:             {:.3} ms between the first run's start and the last's",
-        skew * 1000.0
+        merged.start_skew * 1000.0
     );
-    let mut out = report::ab_text(&first.run, &results, table.as_ref(), &display);
-    out.push_str(&report::extended(&first.run, &results, table.as_ref()));
+    let mut out = report::ab_text(&merged.info, &merged.results, table.as_ref(), &display);
+    out.push_str(&report::extended(
+        &merged.info,
+        &merged.results,
+        table.as_ref(),
+    ));
     print!("{out}");
+    std::io::stdout().flush()?;
+    if let Some(path) = &csv_file
+        && let Some(table) = &table
+    {
+        std::fs::write(path, report::csv(table)).with_context(|| format!("cannot write {path}"))?;
+    }
+    if let Some(path) = &json_file {
+        let context = json::Context {
+            command_line: &command_line,
+            settings: merged.settings.clone(),
+            started_unix: merged.started_unix,
+            start_at_unix: None,
+            info: &merged.info,
+        };
+        let mut report = json::build(&context, &merged.results, table.as_ref());
+        report.merged = merged.runs;
+        let text = serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
+        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
+    }
     Ok(0)
 }
 

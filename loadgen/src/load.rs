@@ -7,7 +7,7 @@
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
@@ -70,6 +70,7 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         shard: settings
             .whole
             .map_or((0, 1), |whole| (whole.shard.index, whole.shard.count)),
+        start_at: settings.start_at.and_then(instant_of),
         request_timeout: settings.request_timeout,
         stall_timeout: settings.stall_timeout,
         continue_on_receive_errors: settings.continue_on_receive_errors,
@@ -105,6 +106,12 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     Ok((plan, info))
 }
 
+/// The monotonic instant of the wall-clock time `at`, if `at` is still ahead.
+pub fn instant_of(at: SystemTime) -> Option<Instant> {
+    let ahead = at.duration_since(SystemTime::now()).ok()?;
+    Some(Instant::now() + ahead)
+}
+
 /// Runs `plan` to its end (its requests done, its time up, an abort, or `stop` set) and returns
 /// the merged figures. `on_tick` sees the shared counters every [`TICK`] and once at the end,
 /// for progress lines.
@@ -113,7 +120,7 @@ pub fn execute(
     stop: &AtomicBool,
     on_tick: &mut dyn FnMut(&Shared),
 ) -> anyhow::Result<Outcome> {
-    let started = Instant::now();
+    let started = plan.start_at.unwrap_or_else(Instant::now);
     let shared = Arc::new(Shared::new(plan, started));
     let threads = run_threads(plan, &shared, stop, on_tick)?;
     let stopped = stop.load(Ordering::Relaxed);

@@ -462,7 +462,7 @@ pub fn gnuplot(samples: &[Sample], run_start_unix: u64) -> String {
         let _ = writeln!(
             out,
             "{}\t{seconds}\t{}\t{}\t{}\t{}",
-            ctime(seconds),
+            crate::clock::ctime(seconds),
             round_ms(connect),
             round_ms(total.saturating_sub(connect)),
             round_ms(total),
@@ -470,32 +470,4 @@ pub fn gnuplot(samples: &[Sample], run_start_unix: u64) -> String {
         );
     }
     out
-}
-
-/// C's `ctime` layout (`Wed Dec 02 11:39:16 2026`), in UTC.
-pub fn ctime(unix: u64) -> String {
-    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let days = unix / 86_400;
-    let secs = unix % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{} {} {day:02} {:02}:{:02}:{:02} {year}",
-        DAYS[(days % 7) as usize],
-        MONTHS[(month - 1) as usize],
-        secs / 3600,
-        secs / 60 % 60,
-        secs % 60
-    )
 }

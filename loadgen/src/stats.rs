@@ -348,13 +348,6 @@ impl Results {
         }
     }
 
-    /// Adds another run's results (from another machine) to these.
-    pub fn absorb(&mut self, other: &Results) {
-        self.absorb_at(other, 0);
-        // The machines ran side by side: the longest run is the run.
-        self.time_taken = self.time_taken.max(other.time_taken);
-    }
-
     /// Adds `other`'s counts, histograms and statuses, and its per-second series shifted by
     /// `offset` seconds (its start after this run's, on the wall clock). The caller sets the
     /// merged time.

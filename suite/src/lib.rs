@@ -25,7 +25,6 @@ pub mod placement;
 pub mod target;
 
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, bail};
 use clap::Parser as _;
@@ -278,25 +277,9 @@ fn default_manifest() -> anyhow::Result<PathBuf> {
         .context("no post_files/manifest.toml in loadgen's workspace or above this folder; pass --manifest FILE")
 }
 
-/// `2026-12-03 07:30 UTC`, from the system clock (civil-from-days, Howard Hinnant's algorithm).
+/// `2026-12-03 07:30 UTC`, from the system clock.
 fn utc_now() -> String {
-    let seconds = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs()) as i64;
-    let days = seconds.div_euclid(86_400);
-    let of_day = seconds.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
-        of_day / 3600,
-        of_day % 3600 / 60
-    )
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string()
 }

@@ -165,7 +165,13 @@ impl Connection {
         self.deadline = None;
     }
 
-    /// The response was complete and the stream may carry the next request.
+    /// A connect is under way.
+    pub(super) fn connecting(&self) -> bool {
+        self.phase == Phase::Connecting
+    }
+
+    /// The response was complete (or the connect done, ahead of the first request) and the
+    /// stream may carry the next request.
     pub(super) fn keep(&mut self) {
         self.phase = Phase::Idle;
     }

@@ -33,6 +33,9 @@ pub struct Plan {
     pub rate: Option<f64>,
     /// `--shard I/N` as (I, N); (0, 1) for a whole test.
     pub shard: (u32, u32),
+    /// `--start-at`, when still ahead: the connections open first, and the first request
+    /// leaves at this instant.
+    pub start_at: Option<Instant>,
     pub request_timeout: Option<Duration>,
     /// `-s`: the run ends if nothing happens for this long while requests are out.
     pub stall_timeout: Duration,

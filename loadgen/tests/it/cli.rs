@@ -1,6 +1,6 @@
 //! ab's command line, quirks included, mapped to full-named settings.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use loadgen::cli::{BodyFile, Settings, Target, UsageError, parse};
 
@@ -328,4 +328,72 @@ fn shards_split_the_test_exactly() {
             "{what}"
         );
     }
+}
+
+/// `--start-at`'s three forms, read at a fixed `now`: the time each means, or why it is refused.
+#[test]
+fn start_at_takes_rfc3339_unix_seconds_and_now_plus() {
+    use loadgen::clock::{StartAtError, parse_start_at};
+    use std::time::UNIX_EPOCH;
+    let now = UNIX_EPOCH + Duration::from_secs(1_796_378_400); // 2026-12-04T10:00:00Z
+    let at = |seconds: f64| UNIX_EPOCH + Duration::from_secs_f64(seconds);
+    let cases: &[(&str, Result<SystemTime, StartAtError>)] = &[
+        ("2026-12-04T10:00:30Z", Ok(at(1_796_378_430.0))),
+        ("2026-12-04T10:00:30.25Z", Ok(at(1_796_378_430.25))),
+        ("2026-12-04T11:00:30+01:00", Ok(at(1_796_378_430.0))),
+        ("2026-12-04 10:00:30z", Ok(at(1_796_378_430.0))),
+        ("1796378430", Ok(at(1_796_378_430.0))),
+        ("1796378430.5", Ok(at(1_796_378_430.5))),
+        ("now", Ok(now)),
+        ("now+30s", Ok(at(1_796_378_430.0))),
+        ("now+500ms", Ok(at(1_796_378_400.5))),
+        ("now+1h", Ok(at(1_796_382_000.0))),
+        // The past is taken: the run starts at once, with a warning.
+        ("2026-12-04T09:00:00Z", Ok(at(1_796_374_800.0))),
+        ("0", Ok(UNIX_EPOCH)),
+        (
+            "now+61m",
+            Err(StartAtError::TooFar {
+                at: at(1_796_382_060.0),
+                ahead: Duration::from_secs(3660),
+            }),
+        ),
+        (
+            "2026-12-05T10:00:00Z",
+            Err(StartAtError::TooFar {
+                at: at(1_796_464_800.0),
+                ahead: Duration::from_secs(86_400),
+            }),
+        ),
+        ("2026-12-04T10:00:30", Err(StartAtError::Unparsable)),
+        ("2026-13-04T10:00:30Z", Err(StartAtError::Unparsable)),
+        ("tomorrow", Err(StartAtError::Unparsable)),
+        ("now-30s", Err(StartAtError::Unparsable)),
+        ("now+", Err(StartAtError::Unparsable)),
+        ("1.2.3", Err(StartAtError::Unparsable)),
+        ("", Err(StartAtError::Unparsable)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(&parse_start_at(text, now), expected, "{text:?}");
+    }
+    assert_eq!(
+        StartAtError::TooFar {
+            at: at(1_796_464_800.0),
+            ahead: Duration::from_secs(86_400)
+        }
+        .to_string(),
+        "2026-12-05T10:00:00.000Z is 24 h 0 min from now, and at most 1 h 0 min ahead is accepted (a mistyped date, or a local time written as UTC?)"
+    );
+    // On the command line: a usage error naming the option and the forms.
+    check_error(
+        &format!("--start-at tomorrow {URL}"),
+        "loadgen: --start-at \"tomorrow\": expected an RFC 3339 time (2026-12-04T10:00:00Z), Unix seconds (1796378400) or now+30s",
+        22,
+    );
+    let far = parse(&args(&format!("--start-at now+2h {URL}"))).unwrap_err();
+    assert_eq!(far.exit_code, 22);
+    assert!(far.message.contains("at most 1 h 0 min ahead"), "{far}");
+    check(&format!("--start-at 1000000000 {URL}"), |s| {
+        s.start_at = Some(UNIX_EPOCH + Duration::from_secs(1_000_000_000));
+    });
 }

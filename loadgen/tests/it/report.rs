@@ -136,8 +136,11 @@ fn medians_average_the_middle_pair_of_an_even_count() {
     for (us, ms) in roundings {
         assert_eq!(round_ms(*us), *ms, "{us} µs");
     }
-    assert_eq!(report::ctime(1_796_212_756), "Wed Dec 02 11:59:16 2026");
-    assert_eq!(report::ctime(0), "Thu Jan 01 00:00:00 1970");
+    assert_eq!(
+        loadgen::clock::ctime(1_796_212_756),
+        "Wed Dec 02 11:59:16 2026"
+    );
+    assert_eq!(loadgen::clock::ctime(0), "Thu Jan 01 00:00:00 1970");
 }
 
 #[test]

@@ -57,7 +57,7 @@ const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> C
     }
 }
 
-const FAST: Behaviour = Behaviour::Delay(Duration::ZERO);
+pub(crate) const FAST: Behaviour = Behaviour::Delay(Duration::ZERO);
 
 #[track_caller]
 fn check(case: &Case) -> String {
@@ -373,7 +373,7 @@ fn a_rate_paces_the_run() {
     );
 }
 
-fn temp(name: &str) -> PathBuf {
+pub(crate) fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadgen-it-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
@@ -460,122 +460,6 @@ fn files_csv_gnuplot_json_and_merge() {
     );
 }
 
-/// Three loadgen processes, each a shard of one test against the same server, merged: the counts
-/// add up to the whole test's, and every JSON names its shard and the whole test.
-#[test]
-fn three_shards_merged_add_up_to_the_whole() {
-    let server = TestServer::start(FAST);
-    let url = server.url();
-    let files: Vec<PathBuf> = (0..3).map(|i| temp(&format!("shard-{i}.json"))).collect();
-    let shards: Vec<_> = files
-        .iter()
-        .enumerate()
-        .map(|(index, file)| {
-            Command::new(env!("CARGO_BIN_EXE_loadgen"))
-                .args(["-q", "-k", "-c", "5", "-n", "1000", "--rate", "3000"])
-                .args(["--shard", &format!("{index}/3"), "--json"])
-                .arg(file)
-                .arg(&url)
-                .output()
-                .unwrap()
-        })
-        .collect();
-    for (index, output) in shards.iter().enumerate() {
-        assert!(output.status.success(), "shard {index}: {output:?}");
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(&files[index]).unwrap()).unwrap();
-        let whole = &json["settings"]["whole"];
-        assert_eq!(whole["shard"]["index"], index, "{whole}");
-        assert_eq!(whole["shard"]["count"], 3);
-        assert_eq!(
-            (whole["n_requests"].as_u64(), whole["concurrency"].as_u64()),
-            (Some(1000), Some(5))
-        );
-        // 1000 and 5 in three: 334, 333, 333 requests; 2, 2, 1 connections.
-        let expected = [(334, 2), (333, 2), (333, 1)][index];
-        assert_eq!(
-            (
-                json["counters"]["complete"].as_u64(),
-                json["run"]["concurrency"].as_u64()
-            ),
-            (Some(expected.0), Some(expected.1)),
-            "shard {index}"
-        );
-    }
-    let merged = Command::new(env!("CARGO_BIN_EXE_loadgen"))
-        .arg("merge")
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(merged.status.success(), "{merged:?}");
-    let merged = String::from_utf8(merged.stdout).unwrap();
-    assert_eq!(
-        field(&merged, "Complete requests"),
-        Some("1000"),
-        "{merged}"
-    );
-    assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
-    assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
-    assert_eq!(server.requests(), 1000);
-    // The shards ran one after another here, each paced to its third of 3000/s (at least
-    // 0.33 s): the merged run spans all three on the wall clock, and says how far apart they
-    // started.
-    let seconds = |label: &str, unit: &str| -> f64 {
-        field(&merged, label)
-            .and_then(|value| value.split(unit).next())
-            .and_then(|value| value.trim().parse().ok())
-            .unwrap_or_else(|| panic!("no {label} in {merged}"))
-    };
-    assert!(
-        seconds("Time taken for tests", "seconds") >= 0.99,
-        "{merged}"
-    );
-    assert!(seconds("Start skew", "ms") >= 660.0, "{merged}");
-
-    // A run of another test, and a shard given twice, are refused, naming the file.
-    let other = temp("other-test.json");
-    let output = loadgen(&[
-        "-q",
-        "-k",
-        "-c",
-        "5",
-        "-n",
-        "1000",
-        "--rate",
-        "3000",
-        "--shard",
-        "2/3",
-        "--expect-status",
-        "201",
-        "--json",
-        other.to_str().unwrap(),
-        &url,
-    ]);
-    assert!(output.status.success(), "{output:?}");
-    let refused = |files: &[&PathBuf], message: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
-            .arg("merge")
-            .args(files)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{stderr}");
-        assert!(stderr.contains(message), "wanted {message:?} in {stderr}");
-    };
-    refused(
-        &[&files[0], &files[1], &other],
-        &format!(
-            "{} is not a run of the same test as {}: its expect_status is 201, not null",
-            other.display(),
-            files[0].display()
-        ),
-    );
-    refused(
-        &[&files[0], &files[1], &files[1]],
-        &format!("{} is shard 1 again", files[1].display()),
-    );
-}
-
 #[test]
 fn quiet_means_no_progress_lines() {
     let server = TestServer::start(FAST);
@@ -645,35 +529,6 @@ fn ctrl_c_prints_the_partial_report() {
         stdout.contains("Percentage of the requests served"),
         "{stdout}"
     );
-}
-
-#[test]
-fn merge_refuses_what_it_cannot_read() {
-    let not_json = temp("not.json");
-    std::fs::write(&not_json, "Requests per second: 5").unwrap();
-    let other_format = temp("other.json");
-    std::fs::write(&other_format, r#"{"format": 99}"#).unwrap();
-    let cases: &[(&[&str], &str)] = &[
-        (&["merge"], "usage: loadgen merge FILE.json"),
-        (
-            &["merge", "/nonexistent/run.json"],
-            "cannot read /nonexistent/run.json",
-        ),
-        (
-            &["merge", not_json.to_str().unwrap()],
-            "not a loadgen JSON file",
-        ),
-        (
-            &["merge", other_format.to_str().unwrap()],
-            "not a loadgen JSON file",
-        ),
-    ];
-    for (args, message) in cases {
-        let output = loadgen(args);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
-    }
 }
 
 /// Servers that attack the client: each failure is counted under its cause, the run ends within

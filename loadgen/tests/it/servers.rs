@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 /// What the server does with each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,33 +52,40 @@ pub(crate) enum Behaviour {
 
 pub(crate) const BODY: &[u8] = b"hello world\n";
 
+#[derive(Clone)]
 pub(crate) struct TestServer {
     pub(crate) port: u16,
     /// Requests read so far.
     pub(crate) requests: Arc<AtomicU64>,
     /// The bytes of the first request, head and body.
     pub(crate) first_request: Arc<Mutex<Option<Vec<u8>>>>,
+    /// When the first request's head had arrived, on the wall clock.
+    pub(crate) first_request_at: Arc<Mutex<Option<SystemTime>>>,
+    /// When each connection was accepted, on the wall clock.
+    pub(crate) accepted_at: Arc<Mutex<Vec<SystemTime>>>,
 }
 
 impl TestServer {
     pub(crate) fn start(behaviour: Behaviour) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(AtomicU64::new(0));
-        let first_request = Arc::new(Mutex::new(None));
-        let (counter, first) = (Arc::clone(&requests), Arc::clone(&first_request));
+        let server = TestServer {
+            port,
+            requests: Arc::default(),
+            first_request: Arc::default(),
+            first_request_at: Arc::default(),
+            accepted_at: Arc::default(),
+        };
+        let seen = server.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let (counter, first) = (Arc::clone(&counter), Arc::clone(&first));
-                std::thread::spawn(move || serve(stream, behaviour, &counter, &first));
+                seen.accepted_at.lock().unwrap().push(SystemTime::now());
+                let seen = seen.clone();
+                std::thread::spawn(move || serve(stream, behaviour, &seen));
             }
         });
-        TestServer {
-            port,
-            requests,
-            first_request,
-        }
+        server
     }
 
     pub(crate) fn url(&self) -> String {
@@ -96,12 +103,7 @@ pub(crate) fn refused_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-fn serve(
-    mut stream: TcpStream,
-    behaviour: Behaviour,
-    counter: &AtomicU64,
-    first: &Mutex<Option<Vec<u8>>>,
-) {
+fn serve(mut stream: TcpStream, behaviour: Behaviour, seen: &TestServer) {
     let _ = stream.set_nodelay(true);
     if behaviour == Behaviour::NeverReads {
         // Hold the connection until the client gives up; read nothing.
@@ -136,12 +138,16 @@ fn serve(
                 Ok(n) => pending.extend_from_slice(&buffer[..n]),
             }
         }
-        first
+        seen.first_request_at
+            .lock()
+            .unwrap()
+            .get_or_insert_with(SystemTime::now);
+        seen.first_request
             .lock()
             .unwrap()
             .get_or_insert_with(|| pending[..head_end + body_len].to_vec());
         pending.drain(..head_end + body_len);
-        let n = counter.fetch_add(1, Ordering::SeqCst);
+        let n = seen.requests.fetch_add(1, Ordering::SeqCst);
         let http10 = head
             .lines()
             .next()

@@ -1,0 +1,155 @@
+//! `loadgen merge`: one run from the `--json` files of runs made side by side: the shards of one
+//! test (`--shard`), or clients on several machines against one server. Counts and histograms
+//! add exactly (HDR histograms of one layout add bucket by bucket), so the merged percentiles
+//! are those of one histogram of every request; the time is the union of the runs' wall-clock
+//! intervals, and each run's per-second series sits at its own start.
+
+use serde::{Deserialize, Serialize};
+
+use crate::json::{self, JsonReport, RunSettings};
+use crate::report::RunInfo;
+use crate::stats::Results;
+
+/// One run to merge: its file's name and what the file held.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub path: String,
+    pub report: JsonReport,
+    pub results: Results,
+}
+
+/// Why runs cannot be merged; each names the file at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge")]
+    Empty,
+    #[error("{path} is shard {index} again")]
+    RepeatedShard { path: String, index: u32 },
+    #[error("{path} is not a run of the same test as {first}: its {difference}")]
+    OtherTest {
+        path: String,
+        first: String,
+        difference: String,
+    },
+}
+
+/// Where and when one of the merged runs ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedRun {
+    pub path: String,
+    pub hostname: String,
+    /// `--shard`'s index and count, for a shard.
+    pub shard: Option<(u32, u32)>,
+    pub started_unix: f64,
+    pub ended_unix: f64,
+}
+
+/// The merged run.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The first run's description, with the concurrency, threads and rate of all.
+    pub info: RunInfo,
+    /// The first run's settings, with the requests of all (and no shard: this is the whole).
+    pub settings: RunSettings,
+    pub results: Results,
+    /// The first start and the last end, on the wall clock.
+    pub started_unix: f64,
+    pub ended_unix: f64,
+    /// How far the last run started after the first, in seconds.
+    pub start_skew: f64,
+    pub runs: Vec<MergedRun>,
+    /// Of a sharded test: the shards that are not among the runs.
+    pub missing_shards: Vec<u32>,
+}
+
+/// Merges `runs`, which must be runs of one test (same target, request and settings but for
+/// the count of requests and the shard's index), no shard twice.
+pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
+    let first = runs.first().ok_or(MergeError::Empty)?;
+    let (first_path, first_report) = (first.path.clone(), first.report.clone());
+    let mut shards_seen: Vec<u32> = Vec::new();
+    for run in &runs {
+        if let Some(difference) = json::differs_from(&first_report, &run.report) {
+            return Err(MergeError::OtherTest {
+                path: run.path.clone(),
+                first: first_path,
+                difference,
+            });
+        }
+        if let Some(whole) = run.report.settings.whole {
+            if shards_seen.contains(&whole.shard.index) {
+                return Err(MergeError::RepeatedShard {
+                    path: run.path.clone(),
+                    index: whole.shard.index,
+                });
+            }
+            shards_seen.push(whole.shard.index);
+        }
+    }
+    let ended = |run: &Run| run.report.started_unix + run.results.time_taken;
+    let started_unix = runs
+        .iter()
+        .map(|run| run.report.started_unix)
+        .fold(f64::INFINITY, f64::min);
+    let ended_unix = runs.iter().map(ended).fold(f64::NEG_INFINITY, f64::max);
+    let start_skew = runs
+        .iter()
+        .map(|run| run.report.started_unix - started_unix)
+        .fold(0.0, f64::max);
+
+    let mut results = Results::merge(Vec::new());
+    results.server_software = first.results.server_software.clone();
+    results.document_length = first.results.document_length;
+    let mut info = first_report.run.clone();
+    let (mut concurrency, mut n_threads, mut rate) = (0, 0, None::<f64>);
+    let mut n_requests = Some(0u64);
+    for run in &runs {
+        let offset = (run.report.started_unix - started_unix) as usize;
+        results.absorb_at(&run.results, offset);
+        concurrency += run.report.run.concurrency;
+        n_threads += run.report.run.n_threads;
+        if let Some(share) = run.report.run.rate {
+            rate = Some(rate.unwrap_or(0.0) + share);
+        }
+        n_requests = n_requests
+            .zip(run.report.settings.n_requests)
+            .map(|(a, b)| a + b);
+    }
+    results.time_taken = ended_unix - started_unix;
+    info.concurrency = concurrency;
+    info.n_threads = n_threads;
+    info.rate = rate;
+    let mut settings = first_report.settings.clone();
+    settings.n_requests = n_requests;
+    settings.whole = None;
+    let missing_shards = match first_report.settings.whole {
+        Some(whole) => (0..whole.shard.count)
+            .filter(|index| !shards_seen.contains(index))
+            .collect(),
+        None => Vec::new(),
+    };
+    let runs = runs
+        .iter()
+        .map(|run| MergedRun {
+            path: run.path.clone(),
+            hostname: run.report.machine.hostname.clone(),
+            shard: run
+                .report
+                .settings
+                .whole
+                .map(|whole| (whole.shard.index, whole.shard.count)),
+            started_unix: run.report.started_unix,
+            ended_unix: ended(run),
+        })
+        .collect();
+    Ok(Merged {
+        info,
+        settings,
+        results,
+        started_unix,
+        ended_unix,
+        start_skew,
+        runs,
+        missing_shards,
+    })
+}

@@ -1,0 +1,466 @@
+//! Load from many machines, tried on one: `--shard`, `--start-at` and `loadgen merge`, with
+//! loadgen processes on loopback and with made-up samples.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use loadgen::cli::{Shard, WholeTest};
+use loadgen::http::Response;
+use loadgen::json::{self, RunSettings};
+use loadgen::merge::{self, MergeError, Run};
+use loadgen::report::RunInfo;
+use loadgen::stats::{Completion, Results, Sample, Table, ThreadStats};
+
+use crate::runs::{FAST, field, loadgen, temp};
+use crate::servers::TestServer;
+
+/// `--start-at`: the connections open first, the first request reaches the server at the
+/// time given and not before, and the JSON holds the time asked for and the run's interval.
+#[test]
+fn start_at_connects_first_then_sends_at_that_time() {
+    let server = TestServer::start(FAST);
+    let start_at = SystemTime::now() + Duration::from_millis(1500);
+    let start_at = format!(
+        "{:.3}",
+        start_at.duration_since(UNIX_EPOCH).unwrap().as_secs_f64()
+    );
+    let start: f64 = start_at.parse().unwrap();
+    let json_file = temp("start-at.json");
+    let output = loadgen(&[
+        "-q",
+        "-k",
+        "-c",
+        "4",
+        "-n",
+        "200",
+        "--start-at",
+        &start_at,
+        "--json",
+        json_file.to_str().unwrap(),
+        &server.url(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stderr.contains("loadgen: connecting, then starting at "),
+        "{stderr}"
+    );
+    let unix = |at: SystemTime| at.duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+    let first_request = unix(server.first_request_at.lock().unwrap().expect("a request"));
+    let accepted: Vec<f64> = server
+        .accepted_at
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|&at| unix(at))
+        .collect();
+    assert_eq!(accepted.len(), 4, "one connection each, kept alive");
+    assert!(
+        accepted.iter().all(|&at| at < start),
+        "connections opened after the start: {accepted:?}, start {start}"
+    );
+    assert!(
+        first_request >= start,
+        "the first request came {:.3} s early",
+        start - first_request
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    assert_eq!(json["start_at_unix"].as_f64(), Some(start), "{json}");
+    assert_eq!(json["started_unix"].as_f64(), Some(start), "{json}");
+    let ended = json["ended_unix"].as_f64().unwrap();
+    assert!(ended > start && ended < start + 60.0, "{json}");
+}
+
+/// `--start-at` in the past: a warning, and the run starts at once.
+#[test]
+fn start_at_in_the_past_starts_at_once_with_a_warning() {
+    let server = TestServer::start(FAST);
+    let output = loadgen(&[
+        "-q",
+        "-c",
+        "2",
+        "-n",
+        "50",
+        "--start-at",
+        "2001-09-09T01:46:40Z",
+        &server.url(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stderr.contains("loadgen: warning: --start-at 2001-09-09T01:46:40.000Z passed ")
+            && stderr.contains(" ago; starting now"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(field(&stdout, "Complete requests"), Some("50"), "{stdout}");
+}
+
+/// A test's made-up samples: deterministic, spread over four seconds and three orders of
+/// magnitude, a few of them failures by status.
+fn samples(count: u32) -> Vec<(Sample, u16, u64)> {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |below: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
+    };
+    (0..count)
+        .map(|i| {
+            let connect_us = next(300) as u32;
+            let wait_us = 50 + next(5_000) as u32 * (1 + next(100) as u32 / 90 * 100);
+            let sample = Sample {
+                start_s: i * 4 / count,
+                connect_us,
+                wait_us,
+                total_us: connect_us + wait_us + next(200) as u32,
+            };
+            let status = if next(50) == 0 { 500 } else { 200 };
+            let at_us = u64::from(i) * 4_000_000 / u64::from(count);
+            (sample, status, at_us)
+        })
+        .collect()
+}
+
+/// What one client machine counted of `samples`.
+fn results_of(samples: &[(Sample, u16, u64)]) -> Results {
+    let mut stats = ThreadStats::new(samples.len());
+    for &(sample, status, at_us) in samples {
+        let response = Response {
+            status,
+            head_len: 80,
+            body_len: 100,
+            keep_alive: true,
+            expected_found: true,
+            rejected_found: false,
+        };
+        stats.count_complete(Completion {
+            response: &response,
+            bytes_in: 180,
+            kept_alive: true,
+            document_length: Some(100),
+            expect_status: Some(200),
+            sample,
+            corrected_us: None,
+            at_us,
+        });
+    }
+    Results::merge(vec![stats])
+}
+
+/// Shard `index` of `count` of the made-up test, through its JSON file and back, as `loadgen
+/// merge` reads it.
+fn shard_run(samples: &[(Sample, u16, u64)], index: u32, count: u32, started_unix: f64) -> Run {
+    let mut results = results_of(samples);
+    let table = (results.counters.complete > 0).then(|| Table::from_samples(&mut results.samples));
+    let info = RunInfo {
+        hostname: "127.0.0.1".to_owned(),
+        port: 8080,
+        path: "/WSTest".to_owned(),
+        proxy: None,
+        concurrency: 1,
+        keep_alive: true,
+        send_body: true,
+        variable_length: false,
+        rate: None,
+        n_threads: 1,
+        method: "POST".to_owned(),
+    };
+    let settings = RunSettings {
+        n_requests: Some(samples.len() as u64),
+        whole: Some(WholeTest {
+            shard: Shard { index, count },
+            n_requests: None,
+            concurrency: count,
+            rate: None,
+        }),
+        ..RunSettings::default()
+    };
+    let context = json::Context {
+        command_line: &[],
+        settings,
+        started_unix,
+        start_at_unix: None,
+        info: &info,
+    };
+    let text = serde_json::to_string(&json::build(&context, &results, table.as_ref())).unwrap();
+    let (report, results) = json::read(&text).unwrap();
+    Run {
+        path: format!("shard-{index}.json"),
+        report,
+        results,
+    }
+}
+
+/// Merging the shards of a test gives the whole test's counts, and the percentiles of one
+/// histogram of every sample: HDR histograms add exactly. Checked for several splits, the
+/// samples dealt round-robin as loadgen's shards share a test.
+#[test]
+fn merged_shards_equal_one_histogram_of_all_samples() {
+    let all = samples(20_000);
+    let whole = results_of(&all);
+    for count in [1u32, 2, 3, 7, 16] {
+        let runs = (0..count)
+            .map(|index| {
+                let share: Vec<_> = all
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i as u32 % count == index)
+                    .map(|(_, sample)| *sample)
+                    .collect();
+                shard_run(&share, index, count, 1_800_000_000.0)
+            })
+            .collect();
+        let merged = merge::merge(runs).unwrap();
+        let results = &merged.results;
+        assert_eq!(results.counters, whole.counters, "{count} shards");
+        assert_eq!(results.status_codes, whole.status_codes, "{count} shards");
+        assert_eq!(results.seconds, whole.seconds, "{count} shards");
+        let (ours, theirs) = (&results.histograms, &whole.histograms);
+        for (name, a, b) in [
+            ("connect", &ours.connect, &theirs.connect),
+            ("processing", &ours.processing, &theirs.processing),
+            ("waiting", &ours.waiting, &theirs.waiting),
+            ("total", &ours.total, &theirs.total),
+        ] {
+            assert!(a == b, "{count} shards: the {name} histograms differ");
+            for quantile in [0.5, 0.9, 0.99, 0.999, 1.0] {
+                assert_eq!(
+                    a.value_at_quantile(quantile),
+                    b.value_at_quantile(quantile),
+                    "{count} shards: {name} at {quantile}"
+                );
+            }
+        }
+        assert_eq!(
+            Table::from_histograms(ours),
+            Table::from_histograms(theirs),
+            "{count} shards: ab's table"
+        );
+        assert_eq!(merged.settings.n_requests, Some(20_000));
+        assert!(merged.missing_shards.is_empty());
+    }
+}
+
+/// The missing shards of a merge, or why it was refused.
+type MergeOutcome = Result<Vec<u32>, MergeError>;
+
+/// What `merge` refuses or reports, on made-up shards: a run of another test and a repeated
+/// shard name their file; missing shards are listed; the runs' start skew is measured.
+#[test]
+fn merge_names_the_file_at_fault_and_the_missing_shards() {
+    let all = samples(300);
+    let shard = |index: u32, started_unix: f64| shard_run(&all[..100], index, 3, started_unix);
+    let mut other = shard(2, 1_800_000_000.0);
+    other.report.settings.content_type = "text/xml".to_owned();
+    other.path = "other.json".to_owned();
+    let cases: Vec<(&str, Vec<Run>, MergeOutcome)> = vec![
+        (
+            "another test",
+            vec![shard(0, 1_800_000_000.0), other],
+            Err(MergeError::OtherTest {
+                path: "other.json".to_owned(),
+                first: "shard-0.json".to_owned(),
+                difference: "content_type is \"text/xml\", not \"\"".to_owned(),
+            }),
+        ),
+        (
+            "a shard twice",
+            vec![shard(1, 1_800_000_000.0), shard(1, 1_800_000_000.0)],
+            Err(MergeError::RepeatedShard {
+                path: "shard-1.json".to_owned(),
+                index: 1,
+            }),
+        ),
+        (
+            "one missing",
+            vec![shard(0, 1_800_000_000.0), shard(2, 1_800_000_000.25)],
+            Ok(vec![1]),
+        ),
+        ("none", Vec::new(), Err(MergeError::Empty)),
+    ];
+    for (name, runs, expected) in cases {
+        let merged = merge::merge(runs);
+        assert_eq!(
+            merged
+                .as_ref()
+                .map(|merged| merged.missing_shards.clone())
+                .map_err(Clone::clone),
+            expected,
+            "{name}"
+        );
+        if let Ok(merged) = merged {
+            assert!((merged.start_skew - 0.25).abs() < 1e-6, "{name}");
+            assert_eq!(merged.results.counters.complete, 200, "{name}");
+        }
+    }
+}
+
+/// Three loadgen processes, each a shard of one test against the same server, merged: the counts
+/// add up to the whole test's, and every JSON names its shard and the whole test.
+#[test]
+fn three_shards_merged_add_up_to_the_whole() {
+    let server = TestServer::start(FAST);
+    let url = server.url();
+    let files: Vec<PathBuf> = (0..3).map(|i| temp(&format!("shard-{i}.json"))).collect();
+    let shards: Vec<_> = files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            Command::new(env!("CARGO_BIN_EXE_loadgen"))
+                .args(["-q", "-k", "-c", "5", "-n", "1000", "--rate", "3000"])
+                .args(["--shard", &format!("{index}/3"), "--json"])
+                .arg(file)
+                .arg(&url)
+                .output()
+                .unwrap()
+        })
+        .collect();
+    for (index, output) in shards.iter().enumerate() {
+        assert!(output.status.success(), "shard {index}: {output:?}");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&files[index]).unwrap()).unwrap();
+        let whole = &json["settings"]["whole"];
+        assert_eq!(whole["shard"]["index"], index, "{whole}");
+        assert_eq!(whole["shard"]["count"], 3);
+        assert_eq!(
+            (whole["n_requests"].as_u64(), whole["concurrency"].as_u64()),
+            (Some(1000), Some(5))
+        );
+        // 1000 and 5 in three: 334, 333, 333 requests; 2, 2, 1 connections.
+        let expected = [(334, 2), (333, 2), (333, 1)][index];
+        assert_eq!(
+            (
+                json["counters"]["complete"].as_u64(),
+                json["run"]["concurrency"].as_u64()
+            ),
+            (Some(expected.0), Some(expected.1)),
+            "shard {index}"
+        );
+    }
+    let (merged_json, merged_csv) = (temp("merged.json"), temp("merged.csv"));
+    let merged = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .arg("merge")
+        .arg("--json")
+        .arg(&merged_json)
+        .arg("-e")
+        .arg(&merged_csv)
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(merged.status.success(), "{merged:?}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged_json).unwrap()).unwrap();
+    assert_eq!(json["counters"]["complete"], 1000, "{json}");
+    assert_eq!(json["settings"]["n_requests"], 1000, "{json}");
+    assert_eq!(json["run"]["concurrency"], 5, "{json}");
+    assert_eq!(json["merged"].as_array().map(Vec::len), Some(3), "{json}");
+    let csv = std::fs::read_to_string(&merged_csv).unwrap();
+    assert_eq!(csv.lines().count(), 102, "{csv}");
+    let merged = String::from_utf8(merged.stdout).unwrap();
+    assert_eq!(
+        field(&merged, "Complete requests"),
+        Some("1000"),
+        "{merged}"
+    );
+    assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
+    assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
+    assert_eq!(field(&merged, "Shards"), Some("0, 1, 2 of 3"), "{merged}");
+    assert_eq!(server.requests(), 1000);
+    // The shards ran one after another here, each paced to its third of 3000/s (at least
+    // 0.33 s): the merged run spans all three on the wall clock, and says how far apart they
+    // started.
+    let seconds = |label: &str, unit: &str| -> f64 {
+        field(&merged, label)
+            .and_then(|value| value.split(unit).next())
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {label} in {merged}"))
+    };
+    assert!(
+        seconds("Time taken for tests", "seconds") >= 0.99,
+        "{merged}"
+    );
+    assert!(seconds("Start skew", "ms") >= 660.0, "{merged}");
+
+    // A run of another test, and a shard given twice, are refused, naming the file.
+    let other = temp("other-test.json");
+    let output = loadgen(&[
+        "-q",
+        "-k",
+        "-c",
+        "5",
+        "-n",
+        "1000",
+        "--rate",
+        "3000",
+        "--shard",
+        "2/3",
+        "--expect-status",
+        "201",
+        "--json",
+        other.to_str().unwrap(),
+        &url,
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let refused = |files: &[&PathBuf], message: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+            .arg("merge")
+            .args(files)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(message), "wanted {message:?} in {stderr}");
+    };
+    refused(
+        &[&files[0], &files[1], &other],
+        &format!(
+            "{} is not a run of the same test as {}: its expect_status is 201, not null",
+            other.display(),
+            files[0].display()
+        ),
+    );
+    refused(
+        &[&files[0], &files[1], &files[1]],
+        &format!("{} is shard 1 again", files[1].display()),
+    );
+}
+
+#[test]
+fn merge_refuses_what_it_cannot_read() {
+    let not_json = temp("not.json");
+    std::fs::write(&not_json, "Requests per second: 5").unwrap();
+    let other_format = temp("other.json");
+    std::fs::write(&other_format, r#"{"format": 99}"#).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["merge"],
+            "usage: loadgen merge [--json FILE] [-e FILE] FILE.json",
+        ),
+        (
+            &["merge", "-g", "x.tsv", "a.json"],
+            "-g needs each request's times",
+        ),
+        (
+            &["merge", "/nonexistent/run.json"],
+            "cannot read /nonexistent/run.json",
+        ),
+        (
+            &["merge", not_json.to_str().unwrap()],
+            "not a loadgen JSON file",
+        ),
+        (
+            &["merge", other_format.to_str().unwrap()],
+            "not a loadgen JSON file",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = loadgen(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
