@@ -56,10 +56,23 @@ clients=()
 for ((i = 0; i < n_shards; i++)); do clients+=("$tag-c$i"); done
 
 cleanup() {
+    # The clients first (a namespace outlives its name while a process is in it), then the
+    # server, then the namespaces.
+    local pid
+    for pid in $(jobs -p); do
+        [ "$pid" = "${server_pid:-}" ] || kill "$pid" 2>/dev/null || true
+    done
+    wait_all_but_server
     stop_server || true
     local ns
     for ns in "${clients[@]}" "$srv" "$hub"; do
         ip netns del "$ns" 2>/dev/null || true
+    done
+}
+wait_all_but_server() {
+    local pid
+    for pid in $(jobs -p); do
+        [ "$pid" = "${server_pid:-}" ] || wait "$pid" 2>/dev/null || true
     done
 }
 trap cleanup EXIT
@@ -88,8 +101,10 @@ url="http://$server_addr/WSTest"
 echo "server in $srv at $url; $n_shards client namespaces; files in $out" >&2
 
 # The same test in one process, from the first client namespace.
+# In the background with `wait`, which a signal interrupts, so that Ctrl-C cleans up at once.
 ip netns exec "${clients[0]}" taskset -c 1 "$loadgen" -q "${test_args[@]}" \
-    --json "$out/single.json" "$url" >"$out/single.txt"
+    --json "$out/single.json" "$url" >"$out/single.txt" &
+wait $! || die "the single-process run failed"
 
 # The shards: one start time for all, far enough ahead for every shard to connect.
 start_at=$(($(date +%s) + 3))
