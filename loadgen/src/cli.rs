@@ -656,6 +656,7 @@ loadgen's own options (long only, so that no ab flag is shadowed):
     --warmup D          Send load for D first, without counting it
     --timeout D         A request unanswered after D fails (the run goes on)
     --json FILE         Every figure, the histograms and a per-second series
+                        (FILE - : on stdout after the report, between marker lines)
     --expect-status N   A response with another status is a failure
     --expect-body TEXT  A response body without TEXT is a failure
     --reject-body TEXT  A response body with TEXT is a failure (e.g. 'Fault>')

@@ -15,6 +15,10 @@ use crate::stats::{Counters, Histograms, Results, Row, Second, Table, round_ms};
 /// The file's version: a reader refuses files of another.
 pub const FORMAT: u32 = 1;
 
+/// `--json -`: the lines before and after the JSON on standard output.
+pub const STDOUT_BEGIN: &str = "--- loadgen json begin ---";
+pub const STDOUT_END: &str = "--- loadgen json end ---";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JsonReport {
     pub format: u32,
@@ -307,8 +311,13 @@ pub fn differs_from(report: &JsonReport, other: &JsonReport) -> Option<String> {
         .map(|(key, x, y)| format!("{key} is {y}, not {x}"))
 }
 
-/// Reads a file written by `--json`, back into results to merge.
+/// Reads a file written by `--json`, back into results to merge; or the output of a run with
+/// `--json -` (a container's log), of which it reads what is between the marker lines.
 pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
+    let text = text
+        .split_once(STDOUT_BEGIN)
+        .and_then(|(_, rest)| rest.split_once(STDOUT_END))
+        .map_or(text, |(json, _)| json);
     let report: JsonReport = serde_json::from_str(text)?;
     if report.format != FORMAT {
         return Err(ReadError::Format {

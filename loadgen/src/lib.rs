@@ -221,7 +221,14 @@ impl Files<'_> {
             let report = json::build(&context, results, table);
             let text =
                 serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
-            std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
+            if path == "-" {
+                // On standard output after the report, between marker lines: how a run in a
+                // container without a volume hands its file over (through `kubectl logs`).
+                println!("{}\n{text}\n{}", json::STDOUT_BEGIN, json::STDOUT_END);
+            } else {
+                std::fs::write(path, text + "\n")
+                    .with_context(|| format!("cannot write {path}"))?;
+            }
         }
         Ok(())
     }

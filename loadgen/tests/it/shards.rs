@@ -305,7 +305,7 @@ fn merge_names_the_file_at_fault_and_the_missing_shards() {
 fn three_shards_merged_add_up_to_the_whole() {
     let server = TestServer::start(FAST);
     let url = server.url();
-    let files: Vec<PathBuf> = (0..3).map(|i| temp(&format!("shard-{i}.json"))).collect();
+    let mut files: Vec<PathBuf> = (0..3).map(|i| temp(&format!("shard-{i}.json"))).collect();
     let shards: Vec<_> = files
         .iter()
         .enumerate()
@@ -341,6 +341,26 @@ fn three_shards_merged_add_up_to_the_whole() {
             "shard {index}"
         );
     }
+    // A run's output with `--json -` (a container's log) is read as its JSON file.
+    let log = temp("shard-2.log");
+    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args([
+            "-k", "-c", "5", "-n", "1000", "--rate", "3000", "--shard", "2/3",
+        ])
+        .args(["--json", "-"])
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        stdout.contains("Complete requests:      333\n")
+            && stdout.contains("\n--- loadgen json begin ---\n{")
+            && stdout.ends_with("}\n--- loadgen json end ---\n"),
+        "{stdout}"
+    );
+    std::fs::write(&log, format!("a line before\n{stdout}a line after\n")).unwrap();
+    files[2] = log;
     let (merged_json, merged_csv) = (temp("merged.json"), temp("merged.csv"));
     let merged = Command::new(env!("CARGO_BIN_EXE_loadgen"))
         .arg("merge")
@@ -369,7 +389,8 @@ fn three_shards_merged_add_up_to_the_whole() {
     assert_eq!(field(&merged, "Failed requests"), Some("0"), "{merged}");
     assert_eq!(field(&merged, "Concurrency Level"), Some("5"), "{merged}");
     assert_eq!(field(&merged, "Shards"), Some("0, 1, 2 of 3"), "{merged}");
-    assert_eq!(server.requests(), 1000);
+    // The three shards, and shard 2 again for its log.
+    assert_eq!(server.requests(), 1333);
     // The shards ran one after another here, each paced to its third of 3000/s (at least
     // 0.33 s): the merged run spans all three on the wall clock, and says how far apart they
     // started.
