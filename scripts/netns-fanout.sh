@@ -34,7 +34,7 @@ if [ $# -gt 0 ]; then
     test_args=("$@")
 else
     test_args=(-k -c 32 -n 300000 -T 'text/xml; charset=utf-8'
-        -H "SOAPAction: \"$(manifest_action "$root/post_files/manifest.toml" getorder20)\""
+        -H "SOAPAction: \"$(manifest_action "$root/post_files/manifest.toml" getorder20.xml)\""
         -p "$root/post_files/getorder20.xml")
 fi
 # The test's -n, which the merged run must reach.

@@ -11,14 +11,7 @@ fn check(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/expect")
         .join(name);
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        expected == actual,
-        "{name} differs; run UPDATE_EXPECT=1 cargo test -p loadgen and review the diff\n--- expected\n{expected}--- actual\n{actual}"
-    );
+    crate::check_expected(&path, actual);
 }
 
 fn info(rate: Option<f64>) -> RunInfo {
