@@ -2,9 +2,9 @@
 # Checks deploy/ as far as a machine without a Kubernetes cluster can:
 #  1. renders the manifests for 1, 3 and 16 shards and compares them with
 #     deploy/kubernetes/expected/ (as the test suite does);
-#  2. validates them strictly (no unknown fields) against the Kubernetes 1.37 API schema with
-#     kubernetes-validate (PyPI, in a venv under target/), and checks that a misspelt field is
-#     refused, so that a validator that passes everything would show;
+#  2. validates them and rbac.yaml strictly (no unknown fields) against the Kubernetes 1.37 API
+#     schema with kubernetes-validate (PyPI, in a venv under target/), and checks that a
+#     misspelt field is refused, so that a validator that passes everything would show;
 #  3. builds the image without a base image (scripts/image.sh --prebuilt), unpacks it, and runs
 #     its wstest-server and loadgen chrooted into it, as the image's user, on loopback: a GetOrder
 #     test through them must complete with no failure.
@@ -36,7 +36,8 @@ if [ ! -x "$venv/bin/kubernetes-validate" ]; then
     python3 -m venv "$venv" || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
     "$venv/bin/pip" install -q kubernetes-validate==1.37.0
 fi
-"$venv/bin/kubernetes-validate" --strict -k 1.37.0 "$work"/n*/*.yaml
+"$venv/bin/kubernetes-validate" --strict -k 1.37.0 "$work"/n*/*.yaml \
+    "$root/deploy/kubernetes/rbac.yaml"
 sed 's/completionMode:/completionMod:/' "$work/n3/loadgen-job.yaml" >"$work/misspelt.yaml"
 if "$venv/bin/kubernetes-validate" --strict --quiet -k 1.37.0 "$work/misspelt.yaml" >/dev/null 2>&1; then
     die "the validator took a misspelt field (completionMod): it checks nothing"

@@ -608,7 +608,7 @@ pub fn parse_url(url: &str) -> Result<Target, UsageError> {
 pub fn usage(program: &str) -> String {
     format!(
         "Usage: {program} [options] [http://]hostname[:port]/path
-       {program} merge FILE.json [FILE.json ...]
+       {program} merge [--json FILE] [-e FILE] FILE.json [FILE.json ...]
 Options are:
     -n requests     Number of requests to perform
     -c concurrency  Number of multiple requests to make at a time
