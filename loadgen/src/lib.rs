@@ -2,6 +2,7 @@
 //!
 //! # Map
 //! - [`cli`]: ab's command line (and loadgen's long options) into [`cli::Settings`].
+//! - [`shard`]: `--shard`: a test's shares of `-n` and `-c`.
 //! - [`request`]: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
@@ -11,12 +12,15 @@
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
 //!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
-//! - [`json`]: `--json` files and reading them back for `loadgen merge`.
+//! - [`json`]: `--json` files (or `--json -` on stdout) and reading them back.
+//! - [`merge`](mod@merge): `loadgen merge`: runs of one test added up on the wall clock, exactly.
+//! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - [`load`]: the load and nothing else: a plan from the settings, [`load::execute`] to
 //!   [`stats::Results`]; no printing, files, signals or limits.
 //! - [`cell`]: one cell of `loadgen suite`, run in-process through [`load`].
 //!
-//! [`run`] is ab's front end around [`load`]: banner, progress, Ctrl-C, report and files.
+//! [`run`] is ab's front end around [`load`]: banner, progress, Ctrl-C, report and files;
+//! [`merge()`] is `loadgen merge`'s, around [`merge::merge`].
 
 pub mod cell;
 pub mod cli;
@@ -29,6 +33,7 @@ pub mod merge;
 pub mod report;
 pub mod request;
 pub mod schedule;
+pub mod shard;
 pub mod stats;
 
 use std::io::{IsTerminal, Write as _};
