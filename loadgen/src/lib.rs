@@ -223,19 +223,21 @@ impl Files<'_> {
                 start_at_unix: settings.start_at.map(clock::unix_seconds),
                 info: self.info,
             };
-            let report = json::build(&context, results, table);
-            let text =
-                serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
-            if path == "-" {
-                // On standard output after the report, between marker lines: how a run in a
-                // container without a volume hands its file over (through `kubectl logs`).
-                println!("{}\n{text}\n{}", json::STDOUT_BEGIN, json::STDOUT_END);
-            } else {
-                std::fs::write(path, text + "\n")
-                    .with_context(|| format!("cannot write {path}"))?;
-            }
+            write_json(path, &json::build(&context, results, table))?;
         }
         Ok(())
+    }
+}
+
+/// Writes `report` to the file `path`, or with `-` to stdout after the report, between marker
+/// lines: how a run in a container without a volume hands its file over (`kubectl logs`).
+fn write_json(path: &str, report: &json::JsonReport) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(report).context("cannot serialise the report")?;
+    if path == "-" {
+        println!("{}\n{text}\n{}", json::STDOUT_BEGIN, json::STDOUT_END);
+        Ok(())
+    } else {
+        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))
     }
 }
 
@@ -306,11 +308,11 @@ pub fn merge(args: &[String]) -> anyhow::Result<i32> {
     };
     print!("{}", report::banner(false));
     println!("Merged {} runs: {}", paths.len(), paths.join(", "));
-    if let Some((_, count)) = merged.runs.first().and_then(|run| run.shard) {
+    if let Some(count) = merged.runs.first().and_then(|run| Some(run.shard?.count)) {
         let mut shards: Vec<u32> = merged
             .runs
             .iter()
-            .filter_map(|run| Some(run.shard?.0))
+            .filter_map(|run| Some(run.shard?.index))
             .collect();
         shards.sort_unstable();
         let list = |indices: &[u32]| {
@@ -357,8 +359,7 @@ pub fn merge(args: &[String]) -> anyhow::Result<i32> {
         };
         let mut report = json::build(&context, &merged.results, table.as_ref());
         report.merged = merged.runs;
-        let text = serde_json::to_string_pretty(&report).context("cannot serialise the report")?;
-        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
+        write_json(path, &report)?;
     }
     Ok(0)
 }

@@ -16,6 +16,7 @@ use crate::engine::{Abort, Plan, Shared, Worker};
 use crate::http::BodyChecks;
 use crate::report::RunInfo;
 use crate::request;
+use crate::shard::Shard;
 use crate::stats::{self, MAX_SAMPLES, Results};
 
 /// How often `execute` calls its `on_tick`.
@@ -67,9 +68,7 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         time_limit: settings.time_limit(),
         warmup: settings.warmup.unwrap_or_default(),
         rate: settings.rate,
-        shard: settings
-            .whole
-            .map_or((0, 1), |whole| (whole.shard.index, whole.shard.count)),
+        shard: settings.whole.map_or(Shard::WHOLE, |whole| whole.shard),
         start_at: settings.start_at.and_then(instant_of),
         request_timeout: settings.request_timeout,
         stall_timeout: settings.stall_timeout,

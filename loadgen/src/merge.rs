@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::json::{self, JsonReport, RunSettings};
 use crate::report::RunInfo;
+use crate::shard::Shard;
 use crate::stats::Results;
 
 /// One run to merge: its file's name and what the file held.
@@ -38,8 +39,8 @@ pub enum MergeError {
 pub struct MergedRun {
     pub path: String,
     pub hostname: String,
-    /// `--shard`'s index and count, for a shard.
-    pub shard: Option<(u32, u32)>,
+    /// `--shard`, for a shard.
+    pub shard: Option<Shard>,
     pub started_unix: f64,
     pub ended_unix: f64,
 }
@@ -66,13 +67,13 @@ pub struct Merged {
 /// the count of requests and the shard's index), no shard twice.
 pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
     let first = runs.first().ok_or(MergeError::Empty)?;
-    let (first_path, first_report) = (first.path.clone(), first.report.clone());
+    let first_report = &first.report;
     let mut shards_seen: Vec<u32> = Vec::new();
     for run in &runs {
-        if let Some(difference) = json::differs_from(&first_report, &run.report) {
+        if let Some(difference) = json::differs_from(first_report, &run.report) {
             return Err(MergeError::OtherTest {
                 path: run.path.clone(),
-                first: first_path,
+                first: first.path.clone(),
                 difference,
             });
         }
@@ -133,11 +134,7 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
         .map(|run| MergedRun {
             path: run.path.clone(),
             hostname: run.report.machine.hostname.clone(),
-            shard: run
-                .report
-                .settings
-                .whole
-                .map(|whole| (whole.shard.index, whole.shard.count)),
+            shard: run.report.settings.whole.map(|whole| whole.shard),
             started_unix: run.report.started_unix,
             ended_unix: ended(run),
         })

@@ -6,6 +6,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::shard::Shard;
+
 /// What the schedule needs of the run's settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Timing {
@@ -17,8 +19,8 @@ pub struct Timing {
     /// `--rate`, in requests per second over all threads (of all shards, when sharded).
     pub rate: Option<f64>,
     pub n_threads: usize,
-    /// `--shard I/N` as (I, N); (0, 1) for a whole test.
-    pub shard: (u32, u32),
+    /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
+    pub shard: Shard,
 }
 
 /// One thread's schedule.
@@ -51,7 +53,10 @@ impl Schedule {
         // Sharded N ways, shard I takes every N-th of those slots, starting at the I-th: its
         // thread k sends at (I+Nk)/R, (I+Nk+NT)/R, ..., so that the shards' union is the one
         // even schedule of the whole test.
-        let (shard_index, n_shards) = (f64::from(timing.shard.0), f64::from(timing.shard.1.max(1)));
+        let (shard_index, n_shards) = (
+            f64::from(timing.shard.index),
+            f64::from(timing.shard.count.max(1)),
+        );
         let rate_interval = timing
             .rate
             .map(|rate| Duration::from_secs_f64(n_shards * n_threads as f64 / rate));

@@ -12,6 +12,9 @@ pub struct Shard {
 }
 
 impl Shard {
+    /// A test run whole, as one share of one.
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
     /// This shard's part of `total`: an equal share, the remainder going one each to the first
     /// shards, so that the shares add up to `total` exactly.
     pub fn share(self, total: u64) -> u64 {

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::http::BodyChecks;
 use crate::request::Request;
+use crate::shard::Shard;
 
 /// ab gives up after this many connect failures (in a row, here).
 const MAX_CONNECT_FAILURES: u64 = 10;
@@ -28,11 +29,10 @@ pub struct Plan {
     /// `-t` / `--duration`: length of the measured phase.
     pub time_limit: Option<Duration>,
     pub warmup: Duration,
-    /// `--rate`, in requests per second over all threads.
-    /// `--rate` of the whole test (of all shards).
+    /// `--rate` of the whole test (all threads of all shards), in requests per second.
     pub rate: Option<f64>,
-    /// `--shard I/N` as (I, N); (0, 1) for a whole test.
-    pub shard: (u32, u32),
+    /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
+    pub shard: Shard,
     /// `--start-at`, when still ahead: the connections open first, and the first request
     /// leaves at this instant.
     pub start_at: Option<Instant>,

@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use super::{Schedule, Timing};
+use crate::shard::Shard;
 
 fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timing {
     Timing {
@@ -13,7 +14,7 @@ fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timin
         warmup: Duration::ZERO,
         rate,
         n_threads,
-        shard: (0, 1),
+        shard: Shard::WHOLE,
     }
 }
 
@@ -57,7 +58,7 @@ fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
         warmup: Duration::from_secs(1),
         rate: None,
         n_threads: 1,
-        shard: (0, 1),
+        shard: Shard::WHOLE,
     };
     let remaining = AtomicU64::new(u64::MAX);
     let mut schedule = Schedule::new(timing, 0, start);
@@ -150,7 +151,10 @@ fn shards_send_times_make_one_even_schedule() {
         for shard in 0..n_shards {
             for thread in 0..n_threads {
                 let timing = Timing {
-                    shard: (shard, n_shards),
+                    shard: Shard {
+                        index: shard,
+                        count: n_shards,
+                    },
                     ..timing(None, Some(rate), n_threads)
                 };
                 let mut schedule = Schedule::new(timing, thread, start);
