@@ -122,6 +122,12 @@ fn k8s_run_merges_the_logs_of_the_jobs_shards() {
         ),
         ("no shards", vec!["0"], false, &["usage: "]),
         (
+            "a render without a time",
+            vec!["--render", "/nonexistent", "2"],
+            false,
+            &["--render needs --start-at TIME"],
+        ),
+        (
             "a bad name",
             vec!["--name", "Not_A_Name", "2"],
             false,

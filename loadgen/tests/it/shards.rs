@@ -466,6 +466,14 @@ fn merge_refuses_what_it_cannot_read() {
             "-g needs each request's times",
         ),
         (
+            &["merge", "--bogus", "a.json"],
+            "unknown option --bogus; usage: loadgen merge",
+        ),
+        (
+            &["merge", "a.json", "--json"],
+            "--json needs a file; usage: loadgen merge",
+        ),
+        (
             &["merge", "/nonexistent/run.json"],
             "cannot read /nonexistent/run.json",
         ),
