@@ -2,7 +2,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::cli::parse_duration;
+use crate::duration;
 
 /// The furthest ahead `--start-at` may be. Shards that wait longer are more likely started with
 /// a mistyped date or a local time written as UTC than on purpose, and would sit holding their
@@ -38,7 +38,7 @@ pub fn parse_start_at(text: &str, now: SystemTime) -> Result<SystemTime, StartAt
             _ => {
                 let wait = offset
                     .strip_prefix('+')
-                    .and_then(parse_duration)
+                    .and_then(|text| duration::parse(text).ok())
                     .ok_or(StartAtError::Unparsable)?;
                 now.checked_add(wait).ok_or(StartAtError::Unparsable)?
             }

@@ -162,7 +162,7 @@ impl Worker {
             }
             let now = Instant::now();
             if events.is_empty() {
-                if self.in_flight > 0 && now - self.last_event >= self.plan.stall_timeout {
+                if self.in_flight > 0 && now - self.last_event >= self.plan.checks.stall_timeout {
                     // ab's -s: nothing happened for that long. 70007 is APR_TIMEUP.
                     self.shared.abort(
                         "apr_pollset_poll: The timeout specified has expired (70007)".to_owned(),
@@ -281,7 +281,7 @@ impl Worker {
             wake = wake.min(next_send);
         }
         if self.in_flight > 0 {
-            wake = wake.min(self.last_event + self.plan.stall_timeout);
+            wake = wake.min(self.last_event + self.plan.checks.stall_timeout);
         }
         wake.saturating_duration_since(now)
     }
@@ -386,7 +386,7 @@ impl Worker {
             Outcome::Complete(at) => self.complete(index, at),
             Outcome::Failed(failure, error) => {
                 if failure == Failure::Receive
-                    && !self.plan.continue_on_receive_errors
+                    && !self.plan.checks.continue_on_receive_errors
                     && let Some(error) = &error
                 {
                     // ab's default: a receive error ends the run (-r keeps going).
@@ -428,8 +428,8 @@ impl Worker {
                 response: &response,
                 bytes_in: connection.bytes_in,
                 kept_alive,
-                document_length: (!plan.variable_length).then_some(document_length),
-                expect_status: plan.expect_status,
+                document_length: (!plan.checks.variable_length).then_some(document_length),
+                expect_status: plan.checks.expect_status.map(|status| status.as_u16()),
                 sample: connection.sample(now, measure_start),
                 corrected_us: plan.rate.map(|_| connection.corrected_us(now)),
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
@@ -484,7 +484,7 @@ impl Worker {
 
     /// `--timeout`: fails the requests that have run too long, and plans the next look.
     fn scan_timeouts_from(&mut self, now: Instant) {
-        let Some(timeout) = self.plan.request_timeout else {
+        let Some(timeout) = self.plan.checks.request_timeout else {
             return;
         };
         for index in 0..self.connections.len() {

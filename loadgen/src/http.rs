@@ -59,6 +59,9 @@ pub enum Feed {
 pub struct BodyChecks {
     expect: Option<memmem::Finder<'static>>,
     reject: Option<memmem::Finder<'static>>,
+    /// Keep each body whole ([`ResponseParser::take_body`]): for a check that judges one
+    /// answer, never for the load.
+    keep: bool,
 }
 
 impl BodyChecks {
@@ -69,11 +72,20 @@ impl BodyChecks {
         BodyChecks {
             expect: expect.and_then(finder),
             reject: reject.and_then(finder),
+            keep: false,
+        }
+    }
+
+    /// No texts to look for, and each body kept whole.
+    pub fn keep_body() -> BodyChecks {
+        BodyChecks {
+            keep: true,
+            ..BodyChecks::default()
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.expect.is_none() && self.reject.is_none()
+        self.expect.is_none() && self.reject.is_none() && !self.keep
     }
 
     /// The longest needle less one: how much of a body's tail must be kept to find a needle
@@ -122,6 +134,8 @@ pub struct ResponseParser {
     server: Option<Vec<u8>>,
     /// The tail of the body kept for needles that straddle reads.
     carry: Vec<u8>,
+    /// The whole body, with [`BodyChecks::keep_body`].
+    kept: Vec<u8>,
 }
 
 impl Default for ResponseParser {
@@ -140,6 +154,7 @@ impl ResponseParser {
             capture_server: false,
             server: None,
             carry: Vec::new(),
+            kept: Vec::new(),
         }
     }
 
@@ -149,6 +164,7 @@ impl ResponseParser {
         self.state = State::Head;
         self.head.clear();
         self.carry.clear();
+        self.kept.clear();
         self.response = Response::default();
         self.head_request = head_request;
     }
@@ -161,6 +177,11 @@ impl ResponseParser {
     /// The `Server` header of the last response, when it was asked for and present.
     pub fn take_server(&mut self) -> Option<Vec<u8>> {
         self.server.take()
+    }
+
+    /// The body of the last response, with [`BodyChecks::keep_body`] (empty otherwise).
+    pub fn take_body(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.kept)
     }
 
     /// Whether any byte of the response has been seen.
@@ -398,6 +419,9 @@ impl ResponseParser {
         if checks.is_empty() || data.is_empty() {
             return;
         }
+        if checks.keep {
+            self.kept.extend_from_slice(data);
+        }
         let overlap = checks.overlap();
         let search = |haystack: &[u8], response: &mut Response| {
             if let Some(finder) = &checks.expect {
@@ -430,6 +454,42 @@ impl ResponseParser {
     fn complete(&mut self, checks: &BodyChecks) {
         if checks.expect.is_none() {
             self.response.expected_found = true;
+        }
+    }
+}
+
+/// Why [`read_whole`] could not read a response.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+    #[error("the connection closed before the response was whole")]
+    Closed,
+}
+
+/// Reads one whole response to a request of `method` from `reader` (a blocking socket, say) and
+/// keeps its body: how a check that judges one answer reads it, with the parser the load uses.
+/// It stops at the response's end, not at the close, so a server that keeps the connection open
+/// despite `Connection: close` does not hold it.
+pub fn read_whole(
+    reader: &mut impl std::io::Read,
+    head_request: bool,
+) -> Result<(Response, Vec<u8>), ReadError> {
+    let checks = BodyChecks::keep_body();
+    let mut parser = ResponseParser::new();
+    parser.start(head_request, false);
+    let mut buffer = vec![0u8; 16 * 1024];
+    loop {
+        let n = reader.read(&mut buffer)?;
+        if n == 0 {
+            let response = parser.finish_at_close(&checks).ok_or(ReadError::Closed)?;
+            return Ok((response, parser.take_body()));
+        }
+        if let Feed::Complete { .. } = parser.feed(&buffer[..n], &checks)? {
+            let response = *parser.response();
+            return Ok((response, parser.take_body()));
         }
     }
 }

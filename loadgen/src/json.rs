@@ -9,11 +9,15 @@ use hdrhistogram::Histogram;
 use hdrhistogram::serialization::{Deserializer, Serializer as _, V2Serializer};
 use serde::{Deserialize, Serialize};
 
+use host::Machine;
+
 use crate::report::{QUANTILES, RunInfo};
+use crate::shard::Shard;
 use crate::stats::{Counters, Histograms, Results, Row, Second, Table, round_ms};
 
-/// The file's version: a reader refuses files of another.
-pub const FORMAT: u32 = 1;
+/// The file's version: a reader refuses files of another. Format 2 keeps the typed settings
+/// inside `run`.
+pub const FORMAT: u32 = 2;
 
 /// `--json -`: the lines before and after the JSON on standard output.
 pub const STDOUT_BEGIN: &str = "--- loadgen json begin ---";
@@ -34,8 +38,8 @@ pub struct JsonReport {
     #[serde(default)]
     pub start_at_unix: Option<f64>,
     pub machine: Machine,
+    /// The settings, and what this process ran of them.
     pub run: RunInfo,
-    pub settings: RunSettings,
     pub summary: Summary,
     pub counters: Counters,
     /// ab's table in ms, as printed.
@@ -51,69 +55,18 @@ pub struct JsonReport {
     pub histograms: EncodedHistograms,
     /// Of `loadgen merge --json`: the runs merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub merged: Vec<crate::merge::MergedRun>,
+    pub merged: Vec<MergedRun>,
 }
 
-/// The settings of the run that the report's lines do not show.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct RunSettings {
-    pub n_requests: Option<u64>,
-    pub time_limit_s: Option<f64>,
-    pub warmup_s: Option<f64>,
-    pub request_timeout_s: Option<f64>,
-    pub stall_timeout_s: f64,
-    pub http10: bool,
-    pub body_file: Option<String>,
-    pub content_type: String,
-    pub headers: Vec<String>,
-    pub expect_status: Option<u16>,
-    pub expect_body: Option<String>,
-    pub reject_body: Option<String>,
-    /// `--shard`: which share this was, and the whole test it is a share of.
-    #[serde(default)]
-    pub whole: Option<crate::cli::WholeTest>,
-}
-
-impl RunSettings {
-    pub fn of(settings: &crate::cli::Settings) -> RunSettings {
-        let seconds = |d: Option<std::time::Duration>| d.map(|d| d.as_secs_f64());
-        RunSettings {
-            n_requests: settings.n_requests,
-            time_limit_s: seconds(settings.time_limit()),
-            warmup_s: seconds(settings.warmup),
-            request_timeout_s: seconds(settings.request_timeout),
-            stall_timeout_s: settings.stall_timeout.as_secs_f64(),
-            http10: settings.http10,
-            body_file: settings.body_file.as_ref().map(|file| file.path.clone()),
-            content_type: settings.content_type.clone(),
-            headers: settings.headers.clone(),
-            expect_status: settings.expect_status,
-            expect_body: settings.expect_body.clone(),
-            reject_body: settings.reject_body.clone(),
-            whole: settings.whole,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Machine {
+/// Where and when one of the runs of a merge ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergedRun {
+    pub path: String,
     pub hostname: String,
-    pub cores: usize,
-    pub os: String,
-    pub arch: String,
-}
-
-impl Machine {
-    pub fn this() -> Machine {
-        Machine {
-            hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .map(|name| name.trim().to_owned())
-                .unwrap_or_default(),
-            cores: std::thread::available_parallelism().map_or(1, usize::from),
-            os: std::env::consts::OS.to_owned(),
-            arch: std::env::consts::ARCH.to_owned(),
-        }
-    }
+    /// `--shard`, for a shard.
+    pub shard: Option<Shard>,
+    pub started_unix: f64,
+    pub ended_unix: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -170,7 +123,6 @@ pub enum ReadError {
 
 pub struct Context<'a> {
     pub command_line: &'a [String],
-    pub settings: RunSettings,
     pub started_unix: f64,
     pub start_at_unix: Option<f64>,
     pub info: &'a RunInfo,
@@ -221,7 +173,6 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         start_at_unix: context.start_at_unix,
         machine: Machine::this(),
         run: context.info.clone(),
-        settings: context.settings.clone(),
         summary: Summary {
             server_software: results.server_software.clone(),
             document_length: results.document_length,
@@ -265,50 +216,6 @@ fn decode(name: &'static str, text: &str) -> Result<Histogram<u64>, ReadError> {
     Deserializer::new()
         .deserialize(&mut bytes.as_slice())
         .map_err(|e| error(format!("{e:?}")))
-}
-
-/// What makes two runs parts of one test: the target, the request and every setting but the
-/// count of requests (a shard's share) and the shard's index. Runs to be merged must agree on
-/// it; the answer names the first thing in which `other` differs from `report`.
-pub fn differs_from(report: &JsonReport, other: &JsonReport) -> Option<String> {
-    fn test_of(report: &JsonReport) -> serde_json::Value {
-        let mut settings = serde_json::to_value(&report.settings).unwrap_or_default();
-        if let Some(settings) = settings.as_object_mut() {
-            settings.remove("n_requests");
-            if let Some(shard) = settings
-                .get_mut("whole")
-                .and_then(|whole| whole.get_mut("shard"))
-                .and_then(|shard| shard.as_object_mut())
-            {
-                shard.remove("index");
-            }
-        }
-        let run = &report.run;
-        serde_json::json!({
-            "target": format!("{}:{}{}", run.hostname, run.port, run.path),
-            "method": run.method,
-            "keep_alive": run.keep_alive,
-            "variable_length": run.variable_length,
-            "settings": settings,
-        })
-    }
-    let (a, b) = (test_of(report), test_of(other));
-    let (a, b) = (a.as_object()?, b.as_object()?);
-    let settings = |v: &serde_json::Map<String, serde_json::Value>| {
-        v["settings"].as_object().cloned().unwrap_or_default()
-    };
-    let (sa, sb) = (settings(a), settings(b));
-    let top = a
-        .iter()
-        .filter(|(key, _)| *key != "settings")
-        .map(|(key, value)| (key.clone(), value, &b[key]));
-    let nested = sa.iter().map(|(key, value)| {
-        let other = sb.get(key).unwrap_or(&serde_json::Value::Null);
-        (key.clone(), value, other)
-    });
-    top.chain(nested)
-        .find(|(_, x, y)| x != y)
-        .map(|(key, x, y)| format!("{key} is {y}, not {x}"))
 }
 
 /// Reads a file written by `--json`, back into results to merge; or the output of a run with

@@ -1,8 +1,8 @@
 //! The load and nothing else: a plan from the settings, then [`execute`], which starts one
 //! engine thread per event loop and returns their merged figures. Nothing here prints (but for
 //! ab's `-v` logs, which the engine writes as ab does), writes files, or touches process-wide
-//! state such as signal handlers or limits: the ab front end ([`crate::run`]) and `loadgen
-//! suite` each do that around it.
+//! state such as signal handlers or limits: the ab front end ([`crate::front`]) and
+//! `loadgen suite` each do that around it.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -11,12 +11,11 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
-use crate::cli::Settings;
 use crate::engine::{Abort, Plan, Shared, Worker};
 use crate::http::BodyChecks;
+use crate::options::{Options, Target};
 use crate::report::RunInfo;
 use crate::request;
-use crate::shard::Shard;
 use crate::stats::{self, MAX_SAMPLES, Results};
 
 /// How often `execute` calls its `on_tick`.
@@ -33,18 +32,25 @@ pub struct Outcome {
     pub stopped: bool,
 }
 
-/// The engine's plan and the report's description of the run `settings` describe: reads the
+/// The engine's plan and the report's description of the run `options` describe: reads the
 /// body file, resolves the target, builds the request bytes.
-pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
-    let body = match &settings.body_file {
-        Some(file) => Some(
-            std::fs::read(&file.path)
-                .with_context(|| format!("Invalid postfile name ({})", file.path))?,
+pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
+    let Options {
+        target,
+        load,
+        request,
+        checks,
+        output,
+    } = options;
+    let body = match &request.body_file {
+        Some(path) => Some(
+            std::fs::read(path)
+                .with_context(|| format!("Invalid postfile name ({})", path.display()))?,
         ),
         None => None,
     };
-    let addr = resolve(settings)?;
-    let bind = match &settings.bind_address {
+    let addr = resolve(target)?;
+    let bind = match &target.bind_address {
         Some(address) => Some(
             (address.as_str(), 0)
                 .to_socket_addrs()
@@ -54,53 +60,34 @@ pub fn plan_of(settings: &Settings) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         ),
         None => None,
     };
-    let request = request::build(settings, body.as_deref());
-    let concurrency = settings.concurrency as usize;
+    let share = load.share();
+    let concurrency = share.concurrency as usize;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let n_threads = settings.n_threads.unwrap_or(cores).min(concurrency).max(1);
+    let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
     let plan = Arc::new(Plan {
-        request,
+        request: request::build(target, request, body.as_deref()),
         addr,
         bind,
-        socket_buffer: settings.socket_buffer_size,
-        keep_alive: settings.keep_alive,
-        n_requests: settings.n_requests,
-        time_limit: settings.time_limit(),
-        warmup: settings.warmup.unwrap_or_default(),
-        rate: settings.rate,
-        shard: settings.whole.map_or(Shard::WHOLE, |whole| whole.shard),
-        start_at: settings.start_at.and_then(instant_of),
-        request_timeout: settings.request_timeout,
-        stall_timeout: settings.stall_timeout,
-        continue_on_receive_errors: settings.continue_on_receive_errors,
-        variable_length: settings.variable_length,
-        expect_status: settings.expect_status,
-        checks: BodyChecks::new(
-            settings.expect_body.as_deref(),
-            settings.reject_body.as_deref(),
-        ),
-        verbosity: settings.verbosity,
+        socket_buffer: target.socket_buffer,
+        keep_alive: request.keep_alive,
+        n_requests: share.n_requests,
+        time_limit: load.time_limit(),
+        warmup: load.warmup.unwrap_or_default(),
+        rate: load.rate,
+        shard: share.shard,
+        start_at: load.start_at.and_then(instant_of),
+        checks: checks.clone(),
+        body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
+        verbosity: output.verbosity,
         n_threads,
         concurrency,
         sample_cap: MAX_SAMPLES,
     });
     let info = RunInfo {
-        hostname: settings.target.host.clone(),
-        port: settings.target.port,
-        path: settings.target.path.clone(),
-        proxy: settings.proxy.clone(),
+        settings: options.settings(),
         concurrency: concurrency as u64,
-        keep_alive: settings.keep_alive,
-        send_body: body.is_some(),
-        variable_length: settings.variable_length,
-        // A shard sends its share of the whole test's rate.
-        rate: settings.rate.map(|rate| {
-            rate / settings
-                .whole
-                .map_or(1.0, |whole| f64::from(whole.shard.count))
-        }),
         n_threads,
-        method: settings.method.clone(),
+        rate: share.rate,
     };
     Ok((plan, info))
 }
@@ -217,23 +204,10 @@ fn first_response(shared: &Shared, results: &mut Results) {
     };
 }
 
-fn resolve(settings: &Settings) -> anyhow::Result<SocketAddr> {
-    let (host, port) = match &settings.proxy {
-        Some(proxy) => {
-            let (host, port) = proxy
-                .rsplit_once(':')
-                .with_context(|| format!("proxy {proxy:?}: expected host:port"))?;
-            let port = port
-                .parse::<u16>()
-                .with_context(|| format!("proxy {proxy:?}: bad port"))?;
-            (
-                host.trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .to_owned(),
-                port,
-            )
-        }
-        None => (settings.target.host.clone(), settings.target.port),
+fn resolve(target: &Target) -> anyhow::Result<SocketAddr> {
+    let (host, port) = match &target.proxy {
+        Some(proxy) => (&proxy.host, proxy.port),
+        None => (&target.url.host, target.url.port),
     };
     (host.as_str(), port)
         .to_socket_addrs()

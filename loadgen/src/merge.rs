@@ -4,11 +4,8 @@
 //! are those of one histogram of every request; the time is the union of the runs' wall-clock
 //! intervals, and each run's per-second series sits at its own start.
 
-use serde::{Deserialize, Serialize};
-
-use crate::json::{self, JsonReport, RunSettings};
+use crate::json::{JsonReport, MergedRun};
 use crate::report::RunInfo;
-use crate::shard::Shard;
 use crate::stats::Results;
 
 /// One run to merge: its file's name and what the file held.
@@ -34,24 +31,12 @@ pub enum MergeError {
     },
 }
 
-/// Where and when one of the merged runs ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MergedRun {
-    pub path: String,
-    pub hostname: String,
-    /// `--shard`, for a shard.
-    pub shard: Option<Shard>,
-    pub started_unix: f64,
-    pub ended_unix: f64,
-}
-
 /// The merged run.
 #[derive(Debug, Clone)]
 pub struct Merged {
-    /// The first run's description, with the concurrency, threads and rate of all.
+    /// The first run's description, with the concurrency, threads, rate and requests of all
+    /// (and no shard: this is the whole).
     pub info: RunInfo,
-    /// The first run's settings, with the requests of all (and no shard: this is the whole).
-    pub settings: RunSettings,
     pub results: Results,
     /// The first start and the last end, on the wall clock.
     pub started_unix: f64,
@@ -68,23 +53,25 @@ pub struct Merged {
 pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
     let first = runs.first().ok_or(MergeError::Empty)?;
     let first_report = &first.report;
+    let identity = first_report.run.settings.identity();
     let mut shards_seen: Vec<u32> = Vec::new();
     for run in &runs {
-        if let Some(difference) = json::differs_from(first_report, &run.report) {
+        let settings = &run.report.run.settings;
+        if let Some(difference) = identity.difference(&settings.identity()) {
             return Err(MergeError::OtherTest {
                 path: run.path.clone(),
                 first: first.path.clone(),
                 difference,
             });
         }
-        if let Some(whole) = run.report.settings.whole {
-            if shards_seen.contains(&whole.shard.index) {
+        if let Some(shard) = settings.load.shard {
+            if shards_seen.contains(&shard.index) {
                 return Err(MergeError::RepeatedShard {
                     path: run.path.clone(),
-                    index: whole.shard.index,
+                    index: shard.index,
                 });
             }
-            shards_seen.push(whole.shard.index);
+            shards_seen.push(shard.index);
         }
     }
     let ended = |run: &Run| run.report.started_unix + run.results.time_taken;
@@ -112,36 +99,36 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
         if let Some(share) = run.report.run.rate {
             rate = Some(rate.unwrap_or(0.0) + share);
         }
-        n_requests = n_requests
-            .zip(run.report.settings.n_requests)
-            .map(|(a, b)| a + b);
+        let share = run.report.run.settings.load.share();
+        n_requests = n_requests.zip(share.n_requests).map(|(a, b)| a + b);
     }
     results.time_taken = ended_unix - started_unix;
     info.concurrency = concurrency;
     info.n_threads = n_threads;
     info.rate = rate;
-    let mut settings = first_report.settings.clone();
-    settings.n_requests = n_requests;
-    settings.whole = None;
-    let missing_shards = match first_report.settings.whole {
-        Some(whole) => (0..whole.shard.count)
+    let missing_shards = match first_report.run.settings.load.shard {
+        Some(shard) => (0..shard.count)
             .filter(|index| !shards_seen.contains(index))
             .collect(),
         None => Vec::new(),
     };
+    let load = &mut info.settings.load;
+    load.n_requests = n_requests;
+    load.concurrency = u32::try_from(concurrency).unwrap_or(u32::MAX);
+    load.rate = rate;
+    load.shard = None;
     let runs = runs
         .iter()
         .map(|run| MergedRun {
             path: run.path.clone(),
             hostname: run.report.machine.hostname.clone(),
-            shard: run.report.settings.whole.map(|whole| whole.shard),
+            shard: run.report.run.settings.load.shard,
             started_unix: run.report.started_unix,
             ended_unix: ended(run),
         })
         .collect();
     Ok(Merged {
         info,
-        settings,
         results,
         started_unix,
         ended_unix,

@@ -6,40 +6,31 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use crate::options::{Display, RunSettings};
 use crate::stats::{Results, Row, Sample, Table, round_ms};
+use crate::url::Url;
 
-/// What the report says about the run's target and settings; kept in the JSON file so that
-/// `merge` can print the same report.
+/// What the report says about the run: the settings it was given, and what this process ran
+/// of them; kept in the JSON file so that `merge` can print the same report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
-    pub hostname: String,
-    pub port: u16,
-    pub path: String,
-    /// `-X host:port`.
-    pub proxy: Option<String>,
+    pub settings: RunSettings,
+    /// The connections, event loops and rate of this run: a shard's share of the settings', or
+    /// the sum of a merge's runs.
     pub concurrency: u64,
-    pub keep_alive: bool,
-    /// `-p` / `-u`.
-    pub send_body: bool,
-    /// `-l`.
-    pub variable_length: bool,
-    pub rate: Option<f64>,
     pub n_threads: usize,
-    pub method: String,
+    pub rate: Option<f64>,
 }
 
-/// How to print: ab's display options.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Display {
-    /// `-w`, with `-x`, `-y`, `-z`.
-    pub html: bool,
-    pub table_attributes: String,
-    pub row_attributes: String,
-    pub cell_attributes: String,
-    /// Not `-S`.
-    pub confidence: bool,
-    /// Not `-d`.
-    pub percentiles: bool,
+impl RunInfo {
+    fn url(&self) -> &Url {
+        &self.settings.target.url
+    }
+
+    /// `-p` / `-u`.
+    fn send_body(&self) -> bool {
+        self.settings.request.body_file.is_some()
+    }
 }
 
 /// The three banner lines and a blank one, where ab names itself.
@@ -62,12 +53,15 @@ pub fn banner(html: bool) -> String {
 
 /// ab's "Benchmarking host (be patient)" line, up to where progress begins.
 pub fn benchmarking_line(info: &RunInfo, progress_lines: bool) -> String {
-    let through = match &info.proxy {
+    let through = match &info.settings.target.proxy {
         Some(proxy) => format!("[through {proxy}] "),
         None => String::new(),
     };
     let tail = if progress_lines { "\n" } else { "..." };
-    format!("Benchmarking {} {through}(be patient){tail}", info.hostname)
+    format!(
+        "Benchmarking {} {through}(be patient){tail}",
+        info.url().host
+    )
 }
 
 /// ab's transfer rates, in KiB/s: received, sent, total.
@@ -94,11 +88,11 @@ pub fn ab_text(
     let w = &mut out;
     let _ = write!(w, "\n\n");
     let _ = writeln!(w, "Server Software:        {}", results.server_software);
-    let _ = writeln!(w, "Server Hostname:        {}", info.hostname);
-    let _ = writeln!(w, "Server Port:            {}", info.port);
+    let _ = writeln!(w, "Server Hostname:        {}", info.url().host);
+    let _ = writeln!(w, "Server Port:            {}", info.url().port);
     let _ = writeln!(w);
-    let _ = writeln!(w, "Document Path:          {}", info.path);
-    if info.variable_length {
+    let _ = writeln!(w, "Document Path:          {}", info.url().path);
+    if info.settings.checks.variable_length {
         let _ = writeln!(w, "Document Length:        Variable");
     } else {
         let _ = writeln!(
@@ -125,11 +119,11 @@ pub fn ab_text(
     if c.non_2xx > 0 {
         let _ = writeln!(w, "Non-2xx responses:      {}", c.non_2xx);
     }
-    if info.keep_alive {
+    if info.settings.request.keep_alive {
         let _ = writeln!(w, "Keep-Alive requests:    {}", c.keep_alive_requests);
     }
     let _ = writeln!(w, "Total transferred:      {} bytes", c.bytes_received);
-    if info.send_body {
+    if info.send_body() {
         let _ = writeln!(w, "Total body sent:        {}", c.bytes_sent);
     }
     let _ = writeln!(w, "HTML transferred:       {} bytes", c.body_bytes_received);
@@ -151,7 +145,7 @@ pub fn ab_text(
             w,
             "Transfer rate:          {received:.2} [Kbytes/sec] received"
         );
-        if info.send_body {
+        if info.send_body() {
             let _ = writeln!(w, "                        {sent:.2} kb/s sent");
             let _ = writeln!(w, "                        {total:.2} kb/s total");
         }
@@ -255,10 +249,10 @@ pub fn ab_html(
         );
     };
     row(w, "Server Software", html_escape(&results.server_software));
-    row(w, "Server Hostname", html_escape(&info.hostname));
-    row(w, "Server Port", info.port.to_string());
-    row(w, "Document Path", html_escape(&info.path));
-    if info.variable_length {
+    row(w, "Server Hostname", html_escape(&info.url().host));
+    row(w, "Server Port", info.url().port.to_string());
+    row(w, "Document Path", html_escape(&info.url().path));
+    if info.settings.checks.variable_length {
         row(w, "Document Length", "Variable".to_owned());
     } else {
         row(
@@ -282,7 +276,7 @@ pub fn ab_html(
     if c.non_2xx > 0 {
         row(w, "Non-2xx responses", c.non_2xx.to_string());
     }
-    if info.keep_alive {
+    if info.settings.request.keep_alive {
         row(w, "Keep-Alive requests", c.keep_alive_requests.to_string());
     }
     row(
@@ -290,7 +284,7 @@ pub fn ab_html(
         "Total transferred",
         format!("{} bytes", c.bytes_received),
     );
-    if info.send_body {
+    if info.send_body() {
         row(w, "Total body sent", c.bytes_sent.to_string());
     }
     row(
@@ -306,7 +300,7 @@ pub fn ab_html(
         );
         let (received, sent, total) = transfer_rates(results);
         row(w, "Transfer rate", format!("{received:.2} kb/s received"));
-        if info.send_body {
+        if info.send_body() {
             let _ = writeln!(
                 w,
                 "<tr {tr}><td colspan=2 {td}>&nbsp;</td><td colspan=2 {td}>{sent:.2} kb/s sent</td></tr>"

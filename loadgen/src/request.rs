@@ -5,7 +5,7 @@
 
 use base64::Engine as _;
 
-use crate::cli::Settings;
+use crate::options::{RequestOptions, Target};
 
 /// ab's User-Agent, sent with `--http1.0` so that the server sees exactly ab's request.
 const AB_USER_AGENT: &str = "ApacheBench/2.3";
@@ -22,29 +22,29 @@ pub struct Request {
     pub head_method: bool,
 }
 
-/// Builds the request of `settings`, with `body` from `-p`/`-u`.
-pub fn build(settings: &Settings, body: Option<&[u8]>) -> Request {
-    let target = &settings.target;
+/// Builds the request that `request` describes to `target`, with `body` from `-p`/`-u`.
+pub fn build(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Request {
+    let url = &target.url;
     let mut head = String::with_capacity(256);
-    let uri = match &settings.proxy {
-        Some(_) => format!("http://{}{}", host_field(settings), target.path),
-        None => target.path.clone(),
+    let uri = match &target.proxy {
+        Some(_) => format!("http://{}{}", url.host_field(), url.path),
+        None => url.path.clone(),
     };
-    let version = if settings.http10 { "1.0" } else { "1.1" };
-    head.push_str(&format!("{} {uri} HTTP/{version}\r\n", settings.method));
-    match (settings.keep_alive, settings.http10) {
+    let version = if request.http10 { "1.0" } else { "1.1" };
+    head.push_str(&format!("{} {uri} HTTP/{version}\r\n", request.method));
+    match (request.keep_alive, request.http10) {
         (true, true) => head.push_str("Connection: Keep-Alive\r\n"),
         (false, false) => head.push_str("Connection: close\r\n"),
         _ => {}
     }
-    if let Some(cookie) = &settings.cookie {
+    if let Some(cookie) = &request.cookie {
         head.push_str(&format!("Cookie: {cookie}\r\n"));
     }
     let basic = |credentials: &str| base64::engine::general_purpose::STANDARD.encode(credentials);
-    if let Some(credentials) = &settings.basic_auth {
+    if let Some(credentials) = &request.basic_auth {
         head.push_str(&format!("Authorization: Basic {}\r\n", basic(credentials)));
     }
-    if let Some(credentials) = &settings.proxy_auth {
+    if let Some(credentials) = &request.proxy_auth {
         head.push_str(&format!(
             "Proxy-Authorization: Basic {}\r\n",
             basic(credentials)
@@ -55,32 +55,31 @@ pub fn build(settings: &Settings, body: Option<&[u8]>) -> Request {
         head.push_str(&format!(
             "Content-length: {}\r\nContent-type: {}\r\n",
             body.len(),
-            settings.content_type
+            request.content_type
         ));
     }
     let overridden = |name: &str| {
-        settings.headers.iter().any(|header| {
-            header
-                .get(..name.len())
-                .is_some_and(|prefix| prefix.eq_ignore_ascii_case(name))
-        })
+        request
+            .headers
+            .iter()
+            .any(|header| header.name.eq_ignore_ascii_case(name))
     };
-    for header in &settings.headers {
-        head.push_str(header);
+    for header in &request.headers {
+        head.push_str(&header.line());
         head.push_str("\r\n");
     }
-    if !overridden("Host:") {
-        head.push_str(&format!("Host: {}\r\n", host_field(settings)));
+    if !overridden("Host") {
+        head.push_str(&format!("Host: {}\r\n", url.host_field()));
     }
-    if !overridden("User-Agent:") {
-        let agent = if settings.http10 {
+    if !overridden("User-Agent") {
+        let agent = if request.http10 {
             AB_USER_AGENT
         } else {
             USER_AGENT
         };
         head.push_str(&format!("User-Agent: {agent}\r\n"));
     }
-    if !overridden("Accept:") {
+    if !overridden("Accept") {
         head.push_str("Accept: */*\r\n");
     }
     head.push_str("\r\n");
@@ -92,21 +91,6 @@ pub fn build(settings: &Settings, body: Option<&[u8]>) -> Request {
     Request {
         bytes,
         head_len,
-        head_method: settings.method.eq_ignore_ascii_case("HEAD"),
-    }
-}
-
-/// `host[:port]`, the port left out when it is 80, as ab; IPv6 hosts in brackets.
-fn host_field(settings: &Settings) -> String {
-    let target = &settings.target;
-    let host = if target.host.contains(':') {
-        format!("[{}]", target.host)
-    } else {
-        target.host.clone()
-    };
-    if target.port == 80 {
-        host
-    } else {
-        format!("{host}:{}", target.port)
+        head_method: request.method == http::Method::HEAD,
     }
 }

@@ -313,6 +313,19 @@ pub struct Results {
 }
 
 impl Results {
+    /// ab's table: exact from every sample when they were all kept, else from the histograms;
+    /// `None` when no request completed.
+    pub fn table(&mut self) -> Option<Table> {
+        if self.counters.complete == 0 {
+            return None;
+        }
+        if self.samples.len() as u64 == self.counters.complete {
+            Some(Table::from_samples(&mut self.samples))
+        } else {
+            Some(Table::from_histograms(&self.histograms))
+        }
+    }
+
     pub fn merge(threads: Vec<ThreadStats>) -> Results {
         let mut counters = Counters::default();
         let mut histograms = Histograms::default();
@@ -490,7 +503,12 @@ fn row_of(values: &mut [u64]) -> Row {
     let (lower, &mut middle, _) = values.select_nth_unstable(done / 2);
     let median = if done.is_multiple_of(2) {
         // The other middle value is the largest of the lower half.
-        (lower.iter().copied().max().unwrap_or(middle) + middle) / 2
+        lower
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(middle)
+            .midpoint(middle)
     } else {
         middle
     };
@@ -498,7 +516,7 @@ fn row_of(values: &mut [u64]) -> Row {
 }
 
 fn row_of_sorted(sorted: &[u64]) -> Row {
-    row_with_median(sorted, median(sorted))
+    row_with_median(sorted, median(sorted).unwrap_or(0))
 }
 
 /// min, ab's integer mean, the sample sd around it, and max of the values, with their median.
@@ -527,14 +545,33 @@ fn row_with_median(values: &[u64], median: u64) -> Row {
     }
 }
 
-/// The median of sorted values. ab averages the two middle values when the count is odd,
-/// which is backwards; this averages them when it is even.
-pub fn median(sorted: &[u64]) -> u64 {
-    let done = sorted.len();
-    if done.is_multiple_of(2) {
-        (sorted[done / 2 - 1] + sorted[done / 2]) / 2
-    } else {
-        sorted[done / 2]
+/// A value whose median may fall between two of them.
+pub trait Midpoint: Copy {
+    /// Halfway from `self` to `other`; integers round down, as ab's arithmetic does.
+    fn midpoint(self, other: Self) -> Self;
+}
+
+impl Midpoint for u64 {
+    fn midpoint(self, other: u64) -> u64 {
+        u64::midpoint(self, other)
+    }
+}
+
+impl Midpoint for f64 {
+    fn midpoint(self, other: f64) -> f64 {
+        f64::midpoint(self, other)
+    }
+}
+
+/// The median of sorted values, `None` for none: the middle one, or halfway between the middle
+/// two of an even count. (ab averages the middle two when the count is odd, which is
+/// backwards.) The one median of loadgen, its suite and the benchmarks.
+pub fn median<T: Midpoint>(sorted: &[T]) -> Option<T> {
+    let n = sorted.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(sorted[n / 2]),
+        _ => Some(sorted[n / 2 - 1].midpoint(sorted[n / 2])),
     }
 }
 

@@ -193,15 +193,15 @@ pub fn run(
     Ok(served)
 }
 
-/// Raises the soft limit of open files as far as `max_connections` needs (the usual 1024 would
-/// stop a server at a thousand connections), and says so when it cannot.
+/// Raises the soft limit of open files as far as `max_connections` needs, and says so when it
+/// cannot.
 fn raise_open_file_limit(max_connections: usize) {
-    let files_needed = max_connections as u64 + 64;
-    match rlimit::increase_nofile_limit(files_needed) {
-        Ok(limit) if limit < files_needed => eprintln!(
-            "wstest-server: --max-connections {max_connections} needs about {files_needed} open files, but the limit is {limit} (ulimit -n); connections past it wait until others close"
-        ),
-        _ => {}
+    if let Err(host::FileLimit { needed, limit }) =
+        host::raise_open_file_limit(max_connections as u64 + 64)
+    {
+        eprintln!(
+            "wstest-server: --max-connections {max_connections} needs about {needed} open files, but the limit is {limit} (ulimit -n); connections past it wait until others close"
+        );
     }
 }
 

@@ -10,7 +10,7 @@ use clap::Parser as _;
 // freed pages go back only when the server allocates again): it answers as fast as mimalloc did (faster on
 // EchoVoid and the 100-sized echoes), and gives freed memory back to the system while the
 // server is idle, so that RSS returns to near its idle value within 10 s of a burst of 10,000
-// connections closing; mimalloc and glibc kept all of it (scripts/results/connections.md).
+// connections closing; mimalloc and glibc kept all of it (docs/results/connections.md).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

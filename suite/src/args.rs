@@ -3,8 +3,6 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
-
 /// loadgen suite: runs the WSTest matrix (test x concurrency x target x client) from a
 /// manifest, checks every answer first, and reports requests per second per test and target.
 #[derive(Debug, Clone, clap::Parser)]
@@ -20,11 +18,11 @@ pub struct Args {
     /// Connection counts to sweep, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "30")]
     pub concurrency: Vec<u32>,
-    /// Measured time per cell (`5s`, `200ms`, `1.5`).
-    #[arg(long, default_value = "5s", value_parser = parse_duration)]
+    /// Measured time per cell (`5s`, `200ms`, `2m`, `1.5`).
+    #[arg(long, default_value = "5s", value_parser = loadgen::duration::parse)]
     pub duration: Duration,
     /// Warm-up per cell, not counted.
-    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    #[arg(long, default_value = "1s", value_parser = loadgen::duration::parse)]
     pub warmup: Duration,
     /// Runs of each cell; the table shows the median and the min-max spread.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
@@ -76,26 +74,4 @@ pub enum Format {
     Markdown,
     Csv,
     Json,
-}
-
-/// `5s`, `200ms`, `2m`, `1.5` (seconds).
-pub fn parse_duration(text: &str) -> anyhow::Result<Duration> {
-    let text = text.trim();
-    let (number, unit) = match text.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(at) => text.split_at(at),
-        None => (text, "s"),
-    };
-    let value: f64 = number
-        .parse()
-        .with_context(|| format!("{text:?}: expected a duration such as 5s, 200ms or 2m"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" => value,
-        "m" => value * 60.0,
-        _ => bail!("{text:?}: the unit is one of ms, s, m"),
-    };
-    if !(seconds.is_finite() && seconds >= 0.0) {
-        bail!("{text:?}: not a duration");
-    }
-    Ok(Duration::from_secs_f64(seconds))
 }

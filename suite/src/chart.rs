@@ -10,24 +10,14 @@ use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::types::{RangedCoordf64, RangedCoordi32};
 use plotters::prelude::*;
 
+use charts::{Area, Scale};
+
 use crate::output::SuiteResults;
 
 const WIDTH: u32 = 1000;
 /// The x axes are categorical: a test, or a concurrency, every this many units.
 const SLOT: i32 = 1000;
 const HEIGHT: u32 = 520;
-
-/// Distinct colours that stay apart in print and for common colour blindness (Okabe-Ito).
-const PALETTE: [RGBColor; 8] = [
-    RGBColor(0, 114, 178),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(213, 94, 0),
-    RGBColor(240, 228, 66),
-    RGBColor(0, 0, 0),
-];
 
 /// Writes `tps.svg`, `latency.svg` and, when more than one concurrency was swept,
 /// `tps-concurrency.svg` into `dir`; returns their file names.
@@ -77,27 +67,19 @@ fn subtitle(results: &SuiteResults) -> String {
     )
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
-
-/// A chart's frame: the whole picture (to present at the end), with its title above and the
-/// run's date, machine and settings below; the area to plot in; and a panel on the right for
-/// the legend, so that it covers nothing.
+/// A chart's frame in the workspace's style, with this run's description below it.
 fn frame<'a>(
     path: &'a Path,
     title: &str,
     results: &SuiteResults,
 ) -> anyhow::Result<(Area<'a>, Area<'a>, Area<'a>)> {
-    let root = SVGBackend::new(path, (WIDTH, HEIGHT)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let titled = root.titled(title, ("sans-serif", 18))?;
-    let (body, footer) = titled.split_vertically(HEIGHT - 50);
-    footer.draw(&Text::new(
-        subtitle(results),
-        (10, 10),
-        ("sans-serif", 13).into_font().color(&RGBColor(90, 90, 90)),
-    ))?;
-    let (plot, legend) = body.split_horizontally(WIDTH - 170);
-    Ok((root, plot, legend))
+    Ok(charts::frame(
+        path,
+        (WIDTH, HEIGHT),
+        title,
+        &subtitle(results),
+        170,
+    )?)
 }
 
 fn series_name(results: &SuiteResults, target: &str, client: &str) -> String {
@@ -155,18 +137,11 @@ fn grouped_bars(
             }
         }
     }
-    let positive = bars
-        .iter()
-        .filter_map(|bar| bar.value)
-        .flat_map(|(value, low, _)| [value, low])
-        .filter(|value| *value > 0.0);
-    let smallest = positive.clone().fold(f64::INFINITY, f64::min);
-    let largest = bars
-        .iter()
-        .filter_map(|bar| bar.value.map(|(_, _, high)| high))
-        .fold(0.0, f64::max)
-        .max(1e-9);
-    let log = smallest.is_finite() && largest / smallest > 50.0;
+    let scale = Scale::of(
+        bars.iter()
+            .filter_map(|bar| bar.value)
+            .flat_map(|(value, low, high)| [value, low, high]),
+    );
     let client_note = match (metric, clients.len()) {
         (Metric::Tps, 2) => format!(", {} dark, {} light", clients[0], clients[1]),
         (Metric::Latency, _) => format!(", {}", clients[0]),
@@ -186,11 +161,7 @@ fn grouped_bars(
             "latency (ms)",
         ),
     };
-    let y_desc = if log {
-        format!("{y_desc}, log scale")
-    } else {
-        y_desc.to_owned()
-    };
+    let y_desc = format!("{y_desc}{}", scale.note());
     let (root, plot, legend) = frame(path, &title, results)?;
     draw_legend(&legend, results, &clients, metric)?;
     let layout = BarLayout {
@@ -200,15 +171,17 @@ fn grouped_bars(
         metric,
         y_desc: &y_desc,
     };
-    if log {
-        let floor = 10f64.powf(smallest.log10().floor());
-        let y: LogCoord<f64> = (floor..largest * 1.6).log_scale().into();
-        let chart = bar_chart(&plot, results.tests.len(), y)?;
-        layout.draw(chart, floor)
-    } else {
-        let y: RangedCoordf64 = (0.0..largest * 1.12).into();
-        let chart = bar_chart(&plot, results.tests.len(), y)?;
-        layout.draw(chart, 0.0)
+    match scale {
+        Scale::Log { floor, top } => {
+            let y: LogCoord<f64> = (floor..top).log_scale().into();
+            let chart = bar_chart(&plot, results.tests.len(), y)?;
+            layout.draw(chart, floor)
+        }
+        Scale::Linear { top } => {
+            let y: RangedCoordf64 = (0.0..top).into();
+            let chart = bar_chart(&plot, results.tests.len(), y)?;
+            layout.draw(chart, 0.0)
+        }
     }?;
     root.present()?;
     Ok(())
@@ -264,7 +237,7 @@ impl BarLayout<'_> {
             .configure_mesh()
             .disable_x_mesh()
             .x_label_formatter(&|x| tests.get((*x / SLOT) as usize).cloned().unwrap_or_default())
-            .x_label_style(("sans-serif", 13))
+            .x_label_style(charts::label_font())
             .y_desc(self.y_desc)
             .y_label_formatter(&|y| match metric {
                 Metric::Tps => format!("{y:.0}"),
@@ -275,7 +248,7 @@ impl BarLayout<'_> {
         for bar in self.bars {
             let x0 = bar.test_idx as i32 * SLOT + SLOT / 10 + bar.slot as i32 * bar_width;
             let x1 = x0 + bar_width * 9 / 10;
-            let base = PALETTE[bar.target_idx % PALETTE.len()];
+            let base = charts::colour(bar.target_idx);
             let colour = if bar.client_idx == 0 {
                 base.to_rgba()
             } else {
@@ -286,7 +259,7 @@ impl BarLayout<'_> {
                     chart.draw_series(std::iter::once(Text::new(
                         "wrong",
                         (x0, floor.max(f64::MIN_POSITIVE) * 1.05),
-                        ("sans-serif", 10).into_font().color(&RED),
+                        charts::note_font().color(&RED),
                     )))?;
                 }
                 continue;
@@ -327,17 +300,17 @@ fn draw_legend(
     clients: &[&str],
     metric: Metric,
 ) -> anyhow::Result<()> {
-    let font = ("sans-serif", 13).into_font();
+    let font = charts::label_font();
     let mut y = 40;
     for (idx, target) in results.targets.iter().enumerate() {
-        let colour = PALETTE[idx % PALETTE.len()];
+        let colour = charts::colour(idx);
         area.draw(&Rectangle::new([(8, y), (24, y + 12)], colour.filled()))?;
         area.draw(&Text::new(target.name.clone(), (30, y), font.clone()))?;
         y += 22;
     }
     if metric == Metric::Tps && clients.len() == 2 {
         y += 10;
-        let grey = RGBColor(110, 110, 110);
+        let grey = charts::GREY;
         for (idx, client) in clients.iter().enumerate() {
             let colour = if idx == 0 {
                 grey.to_rgba()
@@ -389,9 +362,9 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
         results,
     )?;
     let n = results.concurrencies.len() as i32;
-    let font = ("sans-serif", 13).into_font();
+    let font = charts::label_font();
     for (test_idx, test) in results.tests.iter().enumerate() {
-        let colour = PALETTE[test_idx % PALETTE.len()];
+        let colour = charts::colour(test_idx);
         let y = 40 + 22 * test_idx as i32;
         legend.draw(&PathElement::new(
             vec![(8, y + 6), (26, y + 6)],
@@ -403,7 +376,7 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
     for (panel_idx, (panel, (target, client))) in panels.iter().zip(&columns).enumerate() {
         let key_points: Vec<i32> = (0..n).map(|idx| idx * SLOT).collect();
         let mut chart = ChartBuilder::on(panel)
-            .caption(series_name(results, target, client), ("sans-serif", 15))
+            .caption(series_name(results, target, client), charts::label_font())
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(if panel_idx == 0 { 80 } else { 50 })
@@ -429,7 +402,7 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()?;
         for (test_idx, test) in results.tests.iter().enumerate() {
-            let colour = PALETTE[test_idx % PALETTE.len()];
+            let colour = charts::colour(test_idx);
             let points = points_of(test, target, client);
             chart.draw_series(LineSeries::new(
                 points.iter().copied(),

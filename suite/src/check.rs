@@ -1,13 +1,14 @@
 //! Before a target is timed, every case is posted to it once and the answer judged: status 200,
 //! `expect_body` and every `check_body` text present, `reject_body` absent, and (with
-//! `expect_xml`) well-formed XML. A
-//! target that cannot be reached at all is an error within seconds.
+//! `expect_xml`) well-formed XML. The answer is read by loadgen's own response parser. A target
+//! that cannot be reached at all is an error within seconds.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
+use loadgen::url::Url;
 
 use crate::manifest::Case;
 
@@ -23,20 +24,21 @@ pub struct Answer {
 }
 
 /// Posts `case` to `url` once. `Err` when the target cannot be reached or does not speak HTTP.
-pub fn post(url: &str, case: &Case) -> anyhow::Result<Answer> {
-    let (authority, path) = split_url(url)?;
+pub fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
     let body = std::fs::read(&case.body_file)
         .with_context(|| format!("reading {}", case.body_file.display()))?;
-    let addr = authority
+    let addr = (url.host.as_str(), url.port)
         .to_socket_addrs()
-        .with_context(|| format!("resolving {authority}"))?
+        .with_context(|| format!("resolving {}", url.host))?
         .next()
-        .with_context(|| format!("{authority} has no address"))?;
+        .with_context(|| format!("{} has no address", url.host))?;
     let mut stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
         .with_context(|| format!("connecting to {url}"))?;
     stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
     let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
+        "POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
+        url.path,
+        url.host_field(),
         case.content_type,
         body.len()
     );
@@ -47,42 +49,12 @@ pub fn post(url: &str, case: &Case) -> anyhow::Result<Answer> {
     request.push_str("\r\n");
     stream.write_all(request.as_bytes())?;
     stream.write_all(&body)?;
-    // Read until the answer is whole, not until the close: a server that keeps the connection
-    // open despite `Connection: close` must not hold the check for its whole timeout.
-    let mut response = Vec::new();
-    let mut chunk = [0u8; 16 * 1024];
-    loop {
-        let n = stream
-            .read(&mut chunk)
-            .with_context(|| format!("reading the answer of {url}"))?;
-        response.extend_from_slice(&chunk[..n]);
-        if n == 0 || is_whole(&response) {
-            break;
-        }
-    }
-    parse_response(&response).with_context(|| format!("the answer of {url}"))
-}
-
-/// Whether `bytes` hold a whole response: its head, and a body of its Content-Length or
-/// chunked up to the last chunk. A body delimited by the close is never whole before it.
-fn is_whole(bytes: &[u8]) -> bool {
-    let Some(head_end) = bytes.windows(4).position(|window| window == b"\r\n\r\n") else {
-        return false;
-    };
-    let head = String::from_utf8_lossy(&bytes[..head_end]).to_ascii_lowercase();
-    let body = &bytes[head_end + 4..];
-    for line in head.split("\r\n") {
-        if let Some(value) = line.strip_prefix("content-length:") {
-            return value
-                .trim()
-                .parse::<usize>()
-                .is_ok_and(|len| body.len() >= len);
-        }
-        if line.starts_with("transfer-encoding:") && line.contains("chunked") {
-            return dechunk(body).is_ok();
-        }
-    }
-    false
+    let (response, body) = loadgen::http::read_whole(&mut stream, false)
+        .with_context(|| format!("the answer of {url} (is it HTTP?)"))?;
+    Ok(Answer {
+        status: response.status,
+        body,
+    })
 }
 
 /// Why `answer` is not a right answer to `case`, if it is not.
@@ -160,82 +132,5 @@ fn well_formed(bytes: &[u8]) -> Result<(), String> {
         (0, 0) => Err("no element".to_owned()),
         (0, _) => Err("more than one root element".to_owned()),
         _ => Err("the document ends inside an element".to_owned()),
-    }
-}
-
-/// `http://host:port/path` into (`host:port`, `/path`).
-pub fn split_url(url: &str) -> anyhow::Result<(String, String)> {
-    let Some(rest) = url.strip_prefix("http://") else {
-        bail!("{url}: only http:// URLs are supported");
-    };
-    let (authority, path) = match rest.find('/') {
-        Some(at) => (&rest[..at], &rest[at..]),
-        None => (rest, "/"),
-    };
-    if authority.is_empty() {
-        bail!("{url}: no host");
-    }
-    let authority = if authority.contains(':') {
-        authority.to_owned()
-    } else {
-        format!("{authority}:80")
-    };
-    Ok((authority, path.to_owned()))
-}
-
-/// A whole HTTP/1.x response (read to the close): status and body, de-chunked.
-fn parse_response(bytes: &[u8]) -> anyhow::Result<Answer> {
-    let head_end = bytes
-        .windows(4)
-        .position(|window| window == b"\r\n\r\n")
-        .context("no end of the response head (is it HTTP?)")?;
-    let head = String::from_utf8_lossy(&bytes[..head_end]);
-    let mut lines = head.split("\r\n");
-    let status_line = lines.next().unwrap_or("");
-    let status = status_line
-        .strip_prefix("HTTP/1.")
-        .and_then(|rest| rest.get(2..5))
-        .and_then(|code| code.parse().ok())
-        .with_context(|| format!("not an HTTP status line: {status_line:?}"))?;
-    let mut chunked = false;
-    let mut length = None;
-    for line in lines {
-        let Some((name, value)) = line.split_once(':') else {
-            continue;
-        };
-        if name.trim().eq_ignore_ascii_case("transfer-encoding") {
-            chunked = value.to_ascii_lowercase().contains("chunked");
-        } else if name.trim().eq_ignore_ascii_case("content-length") {
-            length = value.trim().parse::<usize>().ok();
-        }
-    }
-    let rest = &bytes[head_end + 4..];
-    let body = if chunked {
-        dechunk(rest)?
-    } else {
-        let end = length.map_or(rest.len(), |length| length.min(rest.len()));
-        rest[..end].to_vec()
-    };
-    Ok(Answer { status, body })
-}
-
-fn dechunk(mut bytes: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = bytes
-            .windows(2)
-            .position(|window| window == b"\r\n")
-            .context("a chunk size line without its end")?;
-        let size_text = String::from_utf8_lossy(&bytes[..line_end]);
-        let size_text = size_text.split(';').next().unwrap_or("").trim();
-        let size = usize::from_str_radix(size_text, 16)
-            .with_context(|| format!("bad chunk size {size_text:?}"))?;
-        bytes = &bytes[line_end + 2..];
-        if size == 0 {
-            return Ok(body);
-        }
-        let chunk = bytes.get(..size).context("a chunk cut short")?;
-        body.extend_from_slice(chunk);
-        bytes = bytes.get(size + 2..).context("a chunk without its end")?;
     }
 }

@@ -1,5 +1,5 @@
 //! What a load client is to the suite: [`LoadClient`] runs one cell and returns its figures.
-//! loadgen's own client (in-process, through its library) is supplied by the `loadgen` binary;
+//! loadgen's own client (in-process, through its library) is in the module `loadgen_client`;
 //! ApacheBench, as a child process whose report is parsed, is [`AbClient`].
 
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// One timed run: a post file against one URL at one concurrency.
 #[derive(Debug, Clone)]
 pub struct CellSpec {
-    pub url: String,
+    pub url: loadgen::url::Url,
     pub body_file: PathBuf,
     pub content_type: String,
     /// Header lines, `Name: value`.
@@ -84,7 +84,7 @@ impl AbClient {
             args.push("-H".to_owned());
             args.push(header.clone());
         }
-        args.push(cell.url.clone());
+        args.push(cell.url.to_string());
         args
     }
 

@@ -1,7 +1,7 @@
 //! `loadgen suite`: the WSTest matrix (test x concurrency x target x client) from a manifest,
 //! every answer checked before any cell is timed, and the results as a table, Markdown, CSV,
-//! JSON and SVG charts. The suite knows no SOAP (its cases are the manifest's data) and no load
-//! engine: the `loadgen` binary hands it loadgen's client, and ab is run as a child process.
+//! JSON and SVG charts. The suite knows no SOAP (its cases are the manifest's data); it sits
+//! above the loadgen library, whose engine it runs in-process, and runs ab as a child process.
 //!
 //! # Map
 //! - [`args`]: the command line.
@@ -10,6 +10,7 @@
 //! - [`target`]: servers the suite starts (ours, the ceiling, stacks) or finds at a URL.
 //! - [`check`]: one request per case and target, judged before any timing.
 //! - [`client`]: the [`client::LoadClient`] interface, and ab as one.
+//! - [`loadgen_client`]: loadgen as one, in this process through its library.
 //! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
 //! - [`output`]: the results document and its table in each format.
 //! - [`chart`]: the SVG charts.
@@ -18,6 +19,7 @@ pub mod args;
 pub mod chart;
 pub mod check;
 pub mod client;
+pub mod loadgen_client;
 pub mod manifest;
 pub mod matrix;
 pub mod output;
@@ -31,8 +33,9 @@ use clap::Parser as _;
 
 use crate::args::{Args, Format};
 use crate::client::{AbClient, LoadClient};
+use crate::loadgen_client::Loadgen;
 use crate::matrix::Matrix;
-use crate::output::{Described, Machine, SuiteResults};
+use crate::output::{Described, SuiteResults};
 use crate::placement::Placement;
 use crate::target::{Target, TargetSpec};
 
@@ -40,9 +43,9 @@ use crate::target::{Target, TargetSpec};
 /// some request failed.
 pub const WRONG_EXIT_CODE: i32 = 3;
 
-/// Runs `loadgen suite ARGS...` (`argv` without the `suite` word) with `loadgen` as the
-/// loadgen client; prints the table and writes `--out`. Returns the exit code.
-pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
+/// Runs `loadgen suite ARGS...` (`argv` without the `suite` word): prints the table and writes
+/// `--out`. Returns the exit code.
+pub fn run(argv: &[String]) -> anyhow::Result<i32> {
     let args = match Args::try_parse_from(
         std::iter::once("loadgen suite".to_owned()).chain(argv.iter().cloned()),
     ) {
@@ -68,7 +71,7 @@ pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
     };
     let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests)?;
     // Before the suite pins itself, which narrows what this process sees.
-    let machine = Machine::this();
+    let machine = host::Machine::this();
     let placement = Placement::choose(
         args.server_cpus.as_deref(),
         args.client_cpus.as_deref(),
@@ -83,7 +86,7 @@ pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
     let mut clients: Vec<&dyn LoadClient> = Vec::new();
     for name in &args.clients {
         match name.as_str() {
-            "loadgen" => clients.push(loadgen),
+            "loadgen" => clients.push(&Loadgen),
             "ab" => clients.push(&ab),
             other => bail!("unknown client {other:?} (loadgen, ab)"),
         }
@@ -118,7 +121,7 @@ pub fn run(argv: &[String], loadgen: &dyn LoadClient) -> anyhow::Result<i32> {
             .iter()
             .map(|target| Described {
                 name: target.name.clone(),
-                url: Some(target.url.clone()),
+                url: Some(target.url.to_string()),
                 version: target.version.clone(),
             })
             .collect(),
@@ -220,10 +223,11 @@ fn target_specs(args: &Args, manifest_path: &Path) -> anyhow::Result<Vec<TargetS
         let Some((name, url)) = target.split_once('=') else {
             bail!("--target {target:?}: expected NAME=URL");
         };
-        check::split_url(url)?;
+        let url = loadgen::url::Url::parse(url)
+            .with_context(|| format!("--target {target:?}: expected http://HOST:PORT/PATH"))?;
         specs.push(TargetSpec::Url {
             name: name.to_owned(),
-            url: url.to_owned(),
+            url,
         });
     }
     for (idx, spec) in specs.iter().enumerate() {

@@ -1,12 +1,16 @@
 //! The matrix: every case checked on every target, then every cell (test x concurrency x
-//! target x client) timed `repeat` times. The repeats are the outer loop and the targets the
-//! inner one, so drift on a shared machine falls on every target alike.
+//! target x client) timed `repeat` times. The cells are listed once, each holding what it runs
+//! and what it found, so that nothing pairs a run with its result but the cell itself. Every
+//! repeat goes through the whole list, so drift on a shared machine falls on every target
+//! alike.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
 use serde::{Deserialize, Serialize};
+
+use loadgen::stats::median;
 
 use crate::check;
 use crate::client::{CellFigures, CellSpec, LoadClient};
@@ -44,27 +48,23 @@ impl Summary {
         if runs.is_empty() {
             return None;
         }
-        let tps: Vec<f64> = runs.iter().map(|run| run.requests_per_second).collect();
+        let sorted = |values: &mut dyn Iterator<Item = f64>| {
+            let mut values: Vec<f64> = values.collect();
+            values.sort_by(f64::total_cmp);
+            values
+        };
+        let tps = sorted(&mut runs.iter().map(|run| run.requests_per_second));
+        let p50 = sorted(&mut runs.iter().map(|run| run.p50_ms));
+        let p99 = sorted(&mut runs.iter().map(|run| run.p99_ms));
         Some(Summary {
-            requests_per_second: median(tps.clone()),
-            requests_per_second_min: tps.iter().copied().fold(f64::INFINITY, f64::min),
-            requests_per_second_max: tps.iter().copied().fold(0.0, f64::max),
-            p50_ms: median(runs.iter().map(|run| run.p50_ms).collect()),
-            p99_ms: median(runs.iter().map(|run| run.p99_ms).collect()),
+            requests_per_second: median(&tps)?,
+            requests_per_second_min: tps[0],
+            requests_per_second_max: tps[tps.len() - 1],
+            p50_ms: median(&p50)?,
+            p99_ms: median(&p99)?,
             failed: runs.iter().map(|run| run.failed).sum(),
             non_2xx: runs.iter().map(|run| run.non_2xx).sum(),
         })
-    }
-}
-
-/// The median; the mean of the middle two for an even count.
-pub fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    match n {
-        0 => 0.0,
-        _ if n % 2 == 1 => values[n / 2],
-        _ => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
 }
 
@@ -78,13 +78,50 @@ pub struct Matrix<'a> {
     pub repeat: u32,
 }
 
+/// One cell: what it runs, and its result so far.
+struct Cell<'a> {
+    case: &'a Case,
+    target: usize,
+    client: &'a dyn LoadClient,
+    result: CellResult,
+}
+
 impl Matrix<'_> {
     /// Checks every case on every target (wrong answers are noted on stderr), then times the
     /// cells. A target that cannot be reached, or stops answering, ends the suite with an error.
     pub fn run(&self, targets: &mut [Target]) -> anyhow::Result<Vec<CellResult>> {
-        let mut wrong: Vec<Vec<Option<String>>> = Vec::new();
-        for target in targets.iter() {
-            let mut per_case = Vec::new();
+        let mut cells = self.cells(targets)?;
+        let n_timed = cells
+            .iter()
+            .filter(|cell| cell.result.wrong.is_none())
+            .count()
+            * self.repeat as usize;
+        let mut progress = Progress::new(n_timed);
+        for _ in 0..self.repeat {
+            for cell in cells.iter_mut().filter(|cell| cell.result.wrong.is_none()) {
+                let target = &mut targets[cell.target];
+                let key = &cell.result;
+                progress.show(&key.target, &key.client, &key.test, key.concurrency);
+                let figures = self.time(cell, target)?;
+                cell.result.runs.push(figures);
+            }
+        }
+        progress.finish();
+        Ok(cells
+            .into_iter()
+            .map(|mut cell| {
+                cell.result.summary = Summary::of(&cell.result.runs);
+                cell.result
+            })
+            .collect())
+    }
+
+    /// Every cell, in the order of the table (test, concurrency, target, client), each with its
+    /// target's verdict on its case.
+    fn cells<'a>(&'a self, targets: &[Target]) -> anyhow::Result<Vec<Cell<'a>>> {
+        let mut verdicts = Vec::with_capacity(targets.len());
+        for target in targets {
+            let mut per_case = Vec::with_capacity(self.cases.len());
             for case in self.cases {
                 let answer = check::post(&target.url, case).with_context(|| {
                     format!("target {} does not answer at {}", target.name, target.url)
@@ -95,105 +132,92 @@ impl Matrix<'_> {
                 }
                 per_case.push(verdict);
             }
-            wrong.push(per_case);
+            verdicts.push(per_case);
         }
         let mut cells = Vec::new();
         for (case_idx, case) in self.cases.iter().enumerate() {
             for &concurrency in self.concurrencies {
                 for (target_idx, target) in targets.iter().enumerate() {
-                    for client in self.clients {
-                        cells.push(CellResult {
-                            test: case.test.clone(),
-                            concurrency,
-                            target: target.name.clone(),
-                            client: client.name().to_owned(),
-                            wrong: wrong[target_idx][case_idx].clone(),
-                            summary: None,
-                            runs: Vec::new(),
+                    for &client in self.clients {
+                        cells.push(Cell {
+                            case,
+                            target: target_idx,
+                            client,
+                            result: CellResult {
+                                test: case.test.clone(),
+                                concurrency,
+                                target: target.name.clone(),
+                                client: client.name().to_owned(),
+                                wrong: verdicts[target_idx][case_idx].clone(),
+                                summary: None,
+                                runs: Vec::new(),
+                            },
                         });
                     }
                 }
             }
         }
-        let n_timed =
-            cells.iter().filter(|cell| cell.wrong.is_none()).count() * self.repeat as usize;
-        let mut progress = Progress::new(n_timed);
-        for _ in 0..self.repeat {
-            let mut cell_idx = 0;
-            for case in self.cases {
-                for &concurrency in self.concurrencies {
-                    for target in targets.iter_mut() {
-                        for client in self.clients {
-                            let cell = &mut cells[cell_idx];
-                            cell_idx += 1;
-                            if cell.wrong.is_some() {
-                                continue;
-                            }
-                            progress.show(&cell.target, client.name(), &case.test, concurrency);
-                            let spec = CellSpec {
-                                url: target.url.clone(),
-                                body_file: case.body_file.clone(),
-                                content_type: case.content_type.clone(),
-                                headers: case.headers.clone(),
-                                concurrency,
-                                duration: self.duration,
-                                warmup: self.warmup,
-                                expect_body: case.expect_body.clone(),
-                                reject_body: case.reject_body.clone(),
-                            };
-                            let figures = client.run(&spec).with_context(|| {
-                                format!(
-                                    "{} on {} ({}, c={concurrency}) with {}",
-                                    case.test,
-                                    target.name,
-                                    target.url,
-                                    client.name()
-                                )
-                            })?;
-                            if let Some(status) = target.exited() {
-                                bail!(
-                                    "target {} exited ({status}) during {}",
-                                    target.name,
-                                    case.test
-                                );
-                            }
-                            if figures.complete == 0 && figures.failed == 0 {
-                                eprintln!(
-                                    "{} on {} (c={concurrency}, {}): no request completed within the cell; a longer --duration would measure it",
-                                    case.test,
-                                    target.name,
-                                    client.name()
-                                );
-                            } else if figures.complete == 0 {
-                                bail!(
-                                    "target {} answered no request of {} (c={concurrency}, {}): is it down?",
-                                    target.name,
-                                    case.test,
-                                    client.name()
-                                );
-                            }
-                            if figures.failed > 0 || figures.non_2xx > 0 {
-                                eprintln!(
-                                    "{} on {} with {}: {} failed, {} non-2xx of {} requests",
-                                    case.test,
-                                    target.name,
-                                    client.name(),
-                                    figures.failed,
-                                    figures.non_2xx,
-                                    figures.complete
-                                );
-                            }
-                            cell.runs.push(figures);
-                        }
-                    }
-                }
-            }
-        }
-        progress.finish();
-        for cell in &mut cells {
-            cell.summary = Summary::of(&cell.runs);
-        }
         Ok(cells)
+    }
+
+    /// One run of `cell` against `target`; an error when the target exited or answered nothing.
+    fn time(&self, cell: &Cell<'_>, target: &mut Target) -> anyhow::Result<CellFigures> {
+        let (case, client) = (cell.case, cell.client);
+        let concurrency = cell.result.concurrency;
+        let spec = CellSpec {
+            url: target.url.clone(),
+            body_file: case.body_file.clone(),
+            content_type: case.content_type.clone(),
+            headers: case.headers.clone(),
+            concurrency,
+            duration: self.duration,
+            warmup: self.warmup,
+            expect_body: case.expect_body.clone(),
+            reject_body: case.reject_body.clone(),
+        };
+        let figures = client.run(&spec).with_context(|| {
+            format!(
+                "{} on {} ({}, c={concurrency}) with {}",
+                case.test,
+                target.name,
+                target.url,
+                client.name()
+            )
+        })?;
+        if let Some(status) = target.exited() {
+            bail!(
+                "target {} exited ({status}) during {}",
+                target.name,
+                case.test
+            );
+        }
+        if figures.complete == 0 && figures.failed == 0 {
+            eprintln!(
+                "{} on {} (c={concurrency}, {}): no request completed within the cell; a longer --duration would measure it",
+                case.test,
+                target.name,
+                client.name()
+            );
+        } else if figures.complete == 0 {
+            bail!(
+                "target {} answered no request of {} (c={concurrency}, {}): is it down?",
+                target.name,
+                case.test,
+                client.name()
+            );
+        }
+        if figures.failed > 0 || figures.non_2xx > 0 {
+            eprintln!(
+                "{} on {} with {}: {} failed, {} non-2xx of {} requests",
+                case.test,
+                target.name,
+                client.name(),
+                figures.failed,
+                figures.non_2xx,
+                figures.complete
+            );
+        }
+        Ok(figures)
     }
 }
 

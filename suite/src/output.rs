@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use host::Machine;
+
 use crate::matrix::CellResult;
 use crate::placement::Placement;
 
@@ -33,31 +35,6 @@ pub struct Described {
     pub name: String,
     pub url: Option<String>,
     pub version: String,
-}
-
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Machine {
-    pub hostname: String,
-    pub cores: usize,
-    pub cpu: String,
-    pub kernel: String,
-}
-
-impl Machine {
-    pub fn this() -> Machine {
-        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-        let cpu = read("/proc/cpuinfo")
-            .lines()
-            .find_map(|line| line.strip_prefix("model name"))
-            .map(|rest| rest.trim_start_matches([' ', '\t', ':']).to_owned())
-            .unwrap_or_default();
-        Machine {
-            hostname: read("/proc/sys/kernel/hostname").trim().to_owned(),
-            cores: std::thread::available_parallelism().map_or(1, usize::from),
-            cpu,
-            kernel: read("/proc/sys/kernel/osrelease").trim().to_owned(),
-        }
-    }
 }
 
 impl SuiteResults {

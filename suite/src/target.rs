@@ -15,6 +15,8 @@ use anyhow::{Context as _, bail};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
+use loadgen::url::Url;
+
 use crate::placement::Placement;
 
 /// How a target comes to be.
@@ -25,7 +27,7 @@ pub enum TargetSpec {
     /// A stack's folder with `setup.sh` and `start.sh`.
     Stack { name: String, dir: PathBuf },
     /// A server someone else runs.
-    Url { name: String, url: String },
+    Url { name: String, url: Url },
 }
 
 impl TargetSpec {
@@ -42,7 +44,7 @@ impl TargetSpec {
 #[derive(Debug)]
 pub struct Target {
     pub name: String,
-    pub url: String,
+    pub url: Url,
     pub version: String,
     /// The server process, when the suite started it; stopped on drop.
     process: Option<ServerProcess>,
@@ -90,6 +92,11 @@ impl Target {
                 })
             }
         }
+    }
+
+    /// The server's process id, when the suite started it.
+    pub fn pid(&self) -> Option<u32> {
+        self.process.as_ref().map(|process| process.child.id())
     }
 
     /// Whether the server the suite started has exited (with its status).
@@ -140,7 +147,7 @@ impl ServerProcess {
         mut command: Command,
         placement: Option<&Placement>,
         patience: Duration,
-    ) -> anyhow::Result<(ServerProcess, String)> {
+    ) -> anyhow::Result<(ServerProcess, Url)> {
         command
             .process_group(0)
             .stdin(Stdio::null())
@@ -164,6 +171,9 @@ impl ServerProcess {
             match lines_rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(line) => {
                     if let Some(url) = listening_url(&line) {
+                        let url = Url::parse(&url).with_context(|| {
+                            format!("{name} listens at {url}, which loadgen cannot load")
+                        })?;
                         return Ok((process, url));
                     }
                     output.push(line);

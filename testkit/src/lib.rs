@@ -5,8 +5,12 @@
 //!   the Debian package to install, unless the run opts out with [`SKIP_TOOLS_VAR`].
 //! - [`Rng`]: a small deterministic generator, so that a failure names its seed.
 //! - [`corpus`]: the hostile-input corpus's manifest and files.
+//! - [`servers`]: small HTTP servers that misbehave on purpose, for load clients to meet.
+//! - [`workspace_bin`]: a binary of this workspace, built when a test needs it.
+//! - [`check_expected`]: a snapshot file compared with what a test made.
 
 pub mod corpus;
+pub mod servers;
 
 use std::process::{Command, Stdio};
 
@@ -61,4 +65,51 @@ impl Rng {
     pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
+}
+
+/// The binary `name` of the workspace's package `package`, beside the running test's own
+/// target folder (`target/debug/`), built with cargo first when it is not there: how one
+/// crate's tests run another package's binary.
+pub fn workspace_bin(name: &str, package: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().expect("the test's own path");
+    // target/debug/deps/it-HASH -> target/debug/NAME
+    let dir = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("a test binary lives in target/PROFILE/deps");
+    let path = dir.join(name);
+    if !path.is_file() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "-q",
+                "-p",
+                package,
+                "--bin",
+                name,
+                "--manifest-path",
+            ])
+            .arg(manifest)
+            .status()
+            .expect("running cargo build");
+        assert!(status.success(), "building {name} ({package})");
+    }
+    path
+}
+
+/// Compares `actual` with the file at `path` (a snapshot: an expected report or manifest);
+/// `UPDATE_EXPECT=1` rewrites the file first, for a change whose diff is then reviewed.
+#[track_caller]
+pub fn check_expected(path: &std::path::Path, actual: &str) {
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        std::fs::write(path, actual).unwrap();
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{} differs; run UPDATE_EXPECT=1 cargo test and review the diff\n--- expected\n{expected}--- actual\n{actual}",
+        path.display()
+    );
 }

@@ -5,25 +5,32 @@
 use std::path::Path;
 
 use anyhow::anyhow;
+use charts::Scale;
 use plotters::prelude::*;
 
 use crate::report::Row;
 
-/// One colour per implementation, in the order the rows first name them: ours in blues, the
-/// serde bindings in reds, the other encodings in greens and browns, the limits in greys.
+/// One colour per implementation from the workspace's palette: ours in blues, the serde
+/// bindings in vermilion and pink, the other encodings in green, orange, yellow and sky blue,
+/// the limits in greys.
 fn colour(implementation: &str) -> RGBColor {
+    let light = |index: usize| {
+        let RGBColor(r, g, b) = charts::colour(index);
+        let lighten = |c: u8| c + (255 - c) / 2;
+        RGBColor(lighten(r), lighten(g), lighten(b))
+    };
     match implementation {
-        "streaming" => RGBColor(31, 84, 180),
-        "streaming-quick-xml" => RGBColor(110, 160, 230),
-        "serde-quick-xml" => RGBColor(214, 39, 40),
-        "serde-xml-rs" => RGBColor(255, 140, 130),
-        "xml-gzip" => RGBColor(140, 86, 75),
-        "json" => RGBColor(44, 160, 44),
-        "msgpack" => RGBColor(150, 210, 120),
-        "avro" => RGBColor(188, 189, 34),
-        "tokens-only-fast" => RGBColor(90, 90, 90),
-        "tokens-only-quick-xml" => RGBColor(160, 160, 160),
-        "scan" => RGBColor(60, 60, 60),
+        "streaming" => charts::colour(0),
+        "streaming-quick-xml" => light(0),
+        "serde-quick-xml" => charts::colour(5),
+        "serde-xml-rs" => charts::colour(3),
+        "xml-gzip" => charts::colour(1),
+        "json" => charts::colour(2),
+        "msgpack" => charts::colour(4),
+        "avro" => charts::colour(6),
+        "tokens-only-fast" => RGBColor(60, 60, 60),
+        "tokens-only-quick-xml" => charts::GREY,
+        "scan" => RGBColor(160, 160, 160),
         _ => RGBColor(210, 210, 210),
     }
 }
@@ -52,8 +59,11 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
     let times_us = rows
         .iter()
         .filter_map(|row| Some(row.time?.median_ns / 1e3));
-    let low = times_us.clone().fold(f64::INFINITY, f64::min) / 2.0;
-    let high = times_us.fold(0.0, f64::max) * 2.0;
+    // The shared rule: a lexer pass and serde-xml-rs differ a hundredfold, so this is log.
+    let (low, high) = match Scale::of(times_us) {
+        Scale::Log { floor, top } => (floor, top),
+        Scale::Linear { top } => (top / 1e3, top),
+    };
 
     let bar_width = 12;
     let width = (documents.len() * (implementations.len() * bar_width + 30) + 220).max(900) as u32;
@@ -66,7 +76,7 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
     let fail = |error: &dyn std::fmt::Display| anyhow!("{path_text}: {error}");
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let (top, body) = root.split_vertically(60);
-    top.titled(title, ("sans-serif", 22))
+    top.titled(title, charts::title_font())
         .map_err(|e| fail(&e))?;
     let (panels_area, legend_area) = body.split_vertically(panel_height * modes.len() as u32);
     let panels = panels_area.split_evenly((modes.len(), 1));
@@ -83,7 +93,7 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
             .collect();
         let slot = 0.8 / in_mode.len().max(1) as f64;
         let mut chart = ChartBuilder::on(panel)
-            .caption(format!("{mode}: time per document"), ("sans-serif", 18))
+            .caption(format!("{mode}: time per document"), charts::label_font())
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(80)
@@ -110,7 +120,7 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
             })
             .y_desc("µs per document (log scale)")
             .y_label_formatter(&|y| format!("{y}"))
-            .label_style(("sans-serif", 14))
+            .label_style(charts::label_font())
             .draw()
             .map_err(|e| fail(&e))?;
         for (k, implementation) in in_mode.iter().enumerate() {
@@ -145,7 +155,7 @@ pub(crate) fn draw(rows: &[Row], title: &str, path: &Path) -> anyhow::Result<()>
             .draw(&Text::new(
                 implementation.to_string(),
                 (x + 20, y),
-                ("sans-serif", 14),
+                charts::label_font(),
             ))
             .map_err(|e| fail(&e))?;
     }

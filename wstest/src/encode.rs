@@ -4,6 +4,7 @@
 //! response costs a handful of `memcpy`s per element and no intermediate strings.
 
 use crate::envelope::{ENVELOPE_CLOSE, ENVELOPE_OPEN, XMLNS_WSTEST};
+use crate::escape::write_text;
 use crate::model::{Address, Customer, DateTime, GetOrder, LineItem, Order, Synthetic, TestStruct};
 use crate::operation::{Operation, Request, Response};
 use crate::xsd::{format_float, push_base64, push_date_time, push_float, push_int};
@@ -360,26 +361,4 @@ fn write_date_time(out: &mut Vec<u8>, name: &[u8], value: DateTime) {
     start(out, name);
     push_date_time(out, value);
     end(out, name);
-}
-
-/// Appends `text` with the characters that XML text cannot hold literally escaped.
-///
-/// `\r` is written as a character reference, because a parser would otherwise fold `\r\n` into
-/// `\n` and the echo would not be exact.
-pub(crate) fn write_text(out: &mut Vec<u8>, text: &str) {
-    let bytes = text.as_bytes();
-    let mut copied = 0;
-    for (idx, &byte) in bytes.iter().enumerate() {
-        let escaped: &[u8] = match byte {
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'&' => b"&amp;",
-            b'\r' => b"&#13;",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[copied..idx]);
-        out.extend_from_slice(escaped);
-        copied = idx + 1;
-    }
-    out.extend_from_slice(&bytes[copied..]);
 }

@@ -1,8 +1,8 @@
 //! SOAP 1.1 faults: what a request did wrong (Client), what went wrong here (Server), or that the
 //! envelope is not SOAP 1.1 (VersionMismatch).
 
-use crate::encode::write_text;
 use crate::envelope::NS_SOAP11;
+use crate::escape::write_text;
 
 /// The `faultcode` of a SOAP 1.1 fault.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,9 +2,10 @@
 //!
 //! The decoder sees XML as start tags (already resolved to a namespace, with `xsi:nil` read),
 //! end tags, joined and unescaped text, and the end of input.
-//! Two lexers produce it: [`crate::fast_lexer`], which reads the plain XML that SOAP clients send
-//! at memory speed and gives up on anything else, and [`QuickXmlLexer`], quick-xml's full parser,
-//! which reads everything XML allows and says precisely what is wrong with what it refuses.
+//! Two lexers produce it: the fast lexer (module `fast_lexer`), which reads the plain XML that
+//! SOAP clients send at memory speed and gives up on anything else, and [`QuickXmlLexer`],
+//! quick-xml's full parser, which reads everything XML allows and says precisely what is wrong
+//! with what it refuses.
 
 use std::borrow::Cow;
 

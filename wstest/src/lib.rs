@@ -15,6 +15,7 @@
 //! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.
+//! - `escape`: text as XML writes it, for the encoder, faults and the WSDL (a leaf).
 //! - [`wsdl`]: this service's WSDL, with its address filled in.
 //! - [`xsd`]: the xsd value rules (numbers, floats by bits, dates, booleans, base64) that every
 //!   binding reads and writes values by.
@@ -24,6 +25,7 @@ pub mod binding;
 pub mod decode;
 pub mod encode;
 pub mod envelope;
+mod escape;
 mod fast_lexer;
 pub mod fault;
 mod lexer;

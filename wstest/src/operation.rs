@@ -229,8 +229,8 @@ impl GetOrder {
     ///
     /// The line items borrow `product_description` (see [`GetOrder::product_description`]), so a
     /// large order costs one string, not one per item.
-    /// The server does not build this value: it writes the same bytes directly (see
-    /// [`crate::encode::encode_get_order_response`]).
+    /// The server does not build this value: the encoder writes the same bytes directly from
+    /// the request.
     pub fn generate<'a>(&self, now: DateTime, product_description: &'a str) -> Order<'a> {
         use order_data::*;
         let id = self.customer_id;

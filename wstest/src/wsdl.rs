@@ -8,7 +8,7 @@ pub const WSDL_TEMPLATE: &str = include_str!("../wstest.wsdl");
 /// The address is escaped for an XML attribute, since it comes from the request's Host header.
 pub fn wsdl(address: &str) -> String {
     let mut escaped = Vec::with_capacity(address.len());
-    crate::encode::write_text(&mut escaped, address);
+    crate::escape::write_text(&mut escaped, address);
     let escaped = String::from_utf8(escaped)
         .unwrap_or_default()
         .replace('"', "&quot;");

@@ -116,7 +116,7 @@ impl Connection {
         self.first_byte = None;
         self.written = 0;
         self.bytes_in = 0;
-        self.deadline = plan.request_timeout.map(|timeout| now + timeout);
+        self.deadline = plan.checks.request_timeout.map(|timeout| now + timeout);
         self.parser.start(plan.request.head_method, capture_server);
         self.reused = self.stream.is_some();
         if self.reused {
@@ -327,7 +327,7 @@ impl Connection {
                         }
                     }
                     self.bytes_in += n as u64;
-                    match self.parser.feed(&buffer[..n], &plan.checks) {
+                    match self.parser.feed(&buffer[..n], &plan.body_checks) {
                         Ok(Feed::NeedMore) => {
                             if n < buffer.len() && !closed {
                                 // Drained: with edge-triggered readiness, more data brings a
@@ -358,7 +358,7 @@ impl Connection {
 
     /// The server closed the connection while a request was out.
     fn at_close(&mut self, plan: &Plan) -> Outcome {
-        if self.parser.finish_at_close(&plan.checks).is_some() {
+        if self.parser.finish_at_close(&plan.body_checks).is_some() {
             // A body delimited by the close.
             return Outcome::Complete(Instant::now());
         }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::http::BodyChecks;
+use crate::options::Checks;
 use crate::request::Request;
 use crate::shard::Shard;
 
@@ -36,15 +37,10 @@ pub struct Plan {
     /// `--start-at`, when still ahead: the connections open first, and the first request
     /// leaves at this instant.
     pub start_at: Option<Instant>,
-    pub request_timeout: Option<Duration>,
-    /// `-s`: the run ends if nothing happens for this long while requests are out.
-    pub stall_timeout: Duration,
-    /// `-r`.
-    pub continue_on_receive_errors: bool,
-    /// `-l`.
-    pub variable_length: bool,
-    pub expect_status: Option<u16>,
-    pub checks: BodyChecks,
+    /// What a right answer is, and how long to wait for one.
+    pub checks: Checks,
+    /// `checks`' body texts, ready to search for.
+    pub body_checks: BodyChecks,
     pub verbosity: u32,
     pub n_threads: usize,
     pub concurrency: usize,

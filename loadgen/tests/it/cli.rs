@@ -1,8 +1,13 @@
-//! ab's command line, quirks included, mapped to full-named settings.
+//! ab's command line, quirks included, mapped to typed options; merge's command line; the one
+//! duration parser every option uses.
 
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use loadgen::cli::{BodyFile, Settings, Target, UsageError, parse};
+use loadgen::cli::{Invocation, MergeOptions, UsageError, parse, parse_merge};
+use loadgen::options::{Header, JsonOut, Options};
+use loadgen::shard::Shard;
+use loadgen::url::{Authority, Url};
 
 fn args(command_line: &str) -> Vec<String> {
     command_line
@@ -12,16 +17,29 @@ fn args(command_line: &str) -> Vec<String> {
         .collect()
 }
 
-/// The settings of `ab http://127.0.0.1:8082/WSTest` with nothing else.
-fn defaults() -> Settings {
-    parse(&args("http://127.0.0.1:8082/WSTest")).unwrap()
+/// The options of a command line that runs.
+#[track_caller]
+fn options(command_line: &str) -> Options {
+    match parse(&args(command_line)) {
+        Ok(Invocation::Run(options)) => *options,
+        other => panic!("{command_line}: {other:?}"),
+    }
+}
+
+/// The options of `ab http://127.0.0.1:8082/WSTest` with nothing else.
+fn defaults() -> Options {
+    options(URL)
 }
 
 #[track_caller]
-fn check(command_line: &str, expected: impl FnOnce(&mut Settings)) {
-    let mut settings = defaults();
-    expected(&mut settings);
-    assert_eq!(parse(&args(command_line)), Ok(settings), "{command_line}");
+fn check(command_line: &str, expected: impl FnOnce(&mut Options)) {
+    let mut options = defaults();
+    expected(&mut options);
+    assert_eq!(
+        parse(&args(command_line)),
+        Ok(Invocation::Run(Box::new(options))),
+        "{command_line}"
+    );
 }
 
 #[track_caller]
@@ -35,132 +53,138 @@ fn check_error(command_line: &str, message: &str, exit_code: i32) {
 
 const URL: &str = "http://127.0.0.1:8082/WSTest";
 
+fn header(name: &str, raw_value: &str) -> Header {
+    Header {
+        name: name.into(),
+        raw_value: raw_value.into(),
+    }
+}
+
 #[test]
 fn defaults_are_abs() {
-    let settings = defaults();
+    let options = defaults();
     assert_eq!(
-        settings.target,
-        Target {
+        options.target.url,
+        Url {
             host: "127.0.0.1".into(),
             port: 8082,
             path: "/WSTest".into()
         }
     );
-    assert_eq!(settings.n_requests, Some(1));
-    assert_eq!(settings.concurrency, 1);
-    assert_eq!(settings.stall_timeout, Duration::from_secs(30));
-    assert_eq!(settings.content_type, "text/plain");
-    assert_eq!(settings.method, "GET");
+    assert_eq!(options.load.n_requests, Some(1));
+    assert_eq!(options.load.concurrency, 1);
+    assert_eq!(options.checks.stall_timeout, Duration::from_secs(30));
+    assert_eq!(options.request.content_type, "text/plain");
+    assert_eq!(options.request.method, http::Method::GET);
+    assert!(options.output.display.confidence && options.output.display.percentiles);
+    assert_eq!(options.output.display.cell_attributes, "bgcolor=white");
 }
 
 #[test]
-fn command_lines_map_to_settings() {
+fn command_lines_map_to_options() {
     check(
         &format!("-k -c30 -n500000 -p post_files/getorder20.xml -T text/xml {URL}"),
-        |s| {
-            s.keep_alive = true;
-            s.concurrency = 30;
-            s.n_requests = Some(500_000);
-            s.method = "POST".into();
-            s.body_file = Some(BodyFile {
-                method: "POST".into(),
-                path: "post_files/getorder20.xml".into(),
-            });
-            s.content_type = "text/xml".into();
+        |o| {
+            o.request.keep_alive = true;
+            o.load.concurrency = 30;
+            o.load.n_requests = Some(500_000);
+            o.request.method = http::Method::POST;
+            o.request.body_file = Some("post_files/getorder20.xml".into());
+            o.request.content_type = "text/xml".into();
         },
     );
-    check(&format!("-kq -n 10 {URL}"), |s| {
-        s.keep_alive = true;
-        s.quiet = true;
-        s.n_requests = Some(10);
+    check(&format!("-kq -n 10 {URL}"), |o| {
+        o.request.keep_alive = true;
+        o.output.quiet = true;
+        o.load.n_requests = Some(10);
     });
-    check(&format!("-n10 -c 10 -dSlr {URL}"), |s| {
-        s.n_requests = Some(10);
-        s.concurrency = 10;
-        s.no_percentile_table = true;
-        s.no_confidence_estimators = true;
-        s.variable_length = true;
-        s.continue_on_receive_errors = true;
+    check(&format!("-n10 -c 10 -dSlr {URL}"), |o| {
+        o.load.n_requests = Some(10);
+        o.load.concurrency = 10;
+        o.output.display.percentiles = false;
+        o.output.display.confidence = false;
+        o.checks.variable_length = true;
+        o.checks.continue_on_receive_errors = true;
     });
     check(
         &format!("-H SOAPAction:x -H X-Other:y -C a=1 -C b=2 {URL}"),
-        |s| {
-            s.headers = vec!["SOAPAction:x".into(), "X-Other:y".into()];
+        |o| {
+            o.request.headers = vec![header("SOAPAction", "x"), header("X-Other", "y")];
             // ab keeps only the last cookie.
-            s.cookie = Some("b=2".into());
+            o.request.cookie = Some("b=2".into());
         },
     );
     // -t alone: a time limit and no cap on the count (ab would stop at 50,000).
-    check(&format!("-t 5 {URL}"), |s| {
-        s.time_limit = Some(Duration::from_secs(5));
-        s.n_requests = None;
+    check(&format!("-t 5 {URL}"), |o| {
+        o.load.ab_time_limit = Some(Duration::from_secs(5));
+        o.load.n_requests = None;
     });
     // -t then -n: both hold, as in ab.
-    check(&format!("-t 1 -n 10 {URL}"), |s| {
-        s.time_limit = Some(Duration::from_secs(1));
-        s.n_requests = Some(10);
+    check(&format!("-t 1 -n 10 {URL}"), |o| {
+        o.load.ab_time_limit = Some(Duration::from_secs(1));
+        o.load.n_requests = Some(10);
     });
     // -n then -t: -t forgets the count, as in ab (which then caps at 50,000; loadgen does not).
-    check(&format!("-n 10 -t 1 {URL}"), |s| {
-        s.time_limit = Some(Duration::from_secs(1));
-        s.n_requests = None;
+    check(&format!("-n 10 -t 1 {URL}"), |o| {
+        o.load.ab_time_limit = Some(Duration::from_secs(1));
+        o.load.n_requests = None;
     });
-    check(&format!("-s 2.5 -v 2 -i {URL}"), |s| {
-        s.stall_timeout = Duration::from_millis(2500);
-        s.verbosity = 2;
-        s.head = true;
-        s.method = "HEAD".into();
+    check(&format!("-s 2.5 -v 2 -i {URL}"), |o| {
+        o.checks.stall_timeout = Duration::from_millis(2500);
+        o.output.verbosity = 2;
+        o.request.method = http::Method::HEAD;
     });
-    check(&format!("-u body.xml -m PATCH {URL}"), |s| {
-        s.body_file = Some(BodyFile {
-            method: "PUT".into(),
-            path: "body.xml".into(),
-        });
-        s.method = "PATCH".into();
+    check(&format!("-u body.xml -m PATCH {URL}"), |o| {
+        o.request.body_file = Some("body.xml".into());
+        o.request.method = http::Method::PATCH;
     });
-    check(&format!("-x border=1 -g plot.tsv -e pct.csv {URL}"), |s| {
-        s.html = true;
-        s.table_attributes = Some("border=1".into());
-        s.gnuplot_file = Some("plot.tsv".into());
-        s.csv_file = Some("pct.csv".into());
+    check(&format!("-x border=1 -g plot.tsv -e pct.csv {URL}"), |o| {
+        o.output.display.html = true;
+        o.output.display.table_attributes = "border=1".into();
+        o.output.gnuplot_file = Some("plot.tsv".into());
+        o.output.csv_file = Some("pct.csv".into());
     });
     check(
         &format!("-A user:pw -P proxy:pw -X proxy:3128 -B 127.0.0.2 -b 65536 {URL}"),
-        |s| {
-            s.basic_auth = Some("user:pw".into());
-            s.proxy_auth = Some("proxy:pw".into());
-            s.proxy = Some("proxy:3128".into());
-            s.bind_address = Some("127.0.0.2".into());
-            s.socket_buffer_size = Some(65536);
+        |o| {
+            o.request.basic_auth = Some("user:pw".into());
+            o.request.proxy_auth = Some("proxy:pw".into());
+            o.target.proxy = Some(Authority {
+                host: "proxy".into(),
+                port: 3128,
+            });
+            o.target.bind_address = Some("127.0.0.2".into());
+            o.target.socket_buffer = Some(65536);
         },
     );
     check(
         &format!(
             "--threads 2 --rate 5000 --duration 30s --warmup 500ms --timeout 2 --json run.json --expect-status 200 --reject-body Fault> --http1.0 {URL}"
         ),
-        |s| {
-            s.n_threads = Some(2);
-            s.rate = Some(5000.0);
-            s.duration = Some(Duration::from_secs(30));
+        |o| {
+            o.load.n_threads = Some(2);
+            o.load.rate = Some(5000.0);
+            o.load.duration = Some(Duration::from_secs(30));
             // --duration without -n: as many requests as the time allows.
-            s.n_requests = None;
-            s.warmup = Some(Duration::from_millis(500));
-            s.request_timeout = Some(Duration::from_secs(2));
-            s.json_file = Some("run.json".into());
-            s.expect_status = Some(200);
-            s.reject_body = Some("Fault>".into());
-            s.http10 = true;
+            o.load.n_requests = None;
+            o.load.warmup = Some(Duration::from_millis(500));
+            o.checks.request_timeout = Some(Duration::from_secs(2));
+            o.output.json = Some(JsonOut::File("run.json".into()));
+            o.checks.expect_status = Some(http::StatusCode::OK);
+            o.checks.reject_body = Some("Fault>".into());
+            o.request.http10 = true;
         },
     );
+    check(&format!("--json - {URL}"), |o| {
+        o.output.json = Some(JsonOut::Stdout);
+    });
     // --duration with -n: whichever ends first.
-    check(&format!("-n 100 --duration 2s {URL}"), |s| {
-        s.n_requests = Some(100);
-        s.duration = Some(Duration::from_secs(2));
+    check(&format!("-n 100 --duration 2s {URL}"), |o| {
+        o.load.n_requests = Some(100);
+        o.load.duration = Some(Duration::from_secs(2));
     });
-    check("-V", |s| {
-        *s = parse(&args("-V")).unwrap();
-        assert!(s.show_version);
-    });
+    assert_eq!(parse(&args("-V")), Ok(Invocation::Version));
+    assert_eq!(parse(&args(&format!("-k -h {URL}"))), Ok(Invocation::Help));
 }
 
 #[test]
@@ -176,16 +200,78 @@ fn urls_are_read_as_ab_reads_them() {
         ("http://[::1]:9000/WSTest", "::1", 9000, "/WSTest"),
         ("[::1]/x", "::1", 80, "/x"),
     ] {
-        let settings = parse(&args(&format!("-n 1 {url}"))).unwrap();
+        let expected = Url {
+            host: host.into(),
+            port,
+            path: path.into(),
+        };
         assert_eq!(
-            settings.target,
-            Target {
-                host: host.into(),
-                port,
-                path: path.into()
-            },
+            options(&format!("-n 1 {url}")).target.url,
+            expected,
             "{url}"
         );
+        assert_eq!(Url::parse(url), Ok(expected.clone()), "{url}");
+        // What it prints is what it reads.
+        assert_eq!(Url::parse(&expected.to_string()), Ok(expected), "{url}");
+    }
+}
+
+/// One set of units for every duration of loadgen and its suite (`--duration`, `--warmup`,
+/// `--timeout`, `--start-at now+D`, the suite's `--duration` and `--warmup`).
+#[test]
+fn durations_take_one_set_of_units() {
+    use loadgen::duration::parse;
+    let cases: &[(&str, Option<Duration>)] = &[
+        ("30s", Some(Duration::from_secs(30))),
+        ("500ms", Some(Duration::from_millis(500))),
+        ("250us", Some(Duration::from_micros(250))),
+        ("2m", Some(Duration::from_secs(120))),
+        ("1h", Some(Duration::from_secs(3600))),
+        ("1.5", Some(Duration::from_millis(1500))),
+        ("0", Some(Duration::ZERO)),
+        (" 2s ", Some(Duration::from_secs(2))),
+        ("-1s", None),
+        ("5x", None),
+        ("s", None),
+        ("", None),
+        ("inf", None),
+        ("1e30h", None),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(parse(text).ok(), *expected, "{text:?}");
+    }
+}
+
+/// merge's command line, read by the same getopt as a run's.
+#[test]
+fn merge_command_lines() {
+    let merge = |line: &str| parse_merge(&args(line));
+    assert_eq!(
+        merge("a.json -e pct.csv b.json --json -"),
+        Ok(MergeOptions {
+            json: Some(JsonOut::Stdout),
+            csv_file: Some(PathBuf::from("pct.csv")),
+            files: vec!["a.json".into(), "b.json".into()],
+        })
+    );
+    assert_eq!(
+        merge("--json=all.json a.json").map(|options| options.json),
+        Ok(Some(JsonOut::File("all.json".into())))
+    );
+    for (line, message) in [
+        ("", "usage: loadgen merge"),
+        ("-g x.tsv a.json", "-g needs each request's times"),
+        (
+            "--bogus a.json",
+            "unknown option --bogus; usage: loadgen merge",
+        ),
+        ("-q a.json", "unknown option -q; usage: loadgen merge"),
+        ("a.json --json", "--json needs a file; usage: loadgen merge"),
+        ("a.json -e", "-e needs a file; usage: loadgen merge"),
+    ] {
+        let error = merge(line).unwrap_err();
+        assert!(error.message.contains(message), "{line:?}: {error}");
+        assert_eq!(error.exit_code, 22, "{line:?}");
     }
 }
 
@@ -266,7 +352,7 @@ fn bad_command_lines_are_refused_as_ab_does() {
     );
     check_error(
         &format!("--duration soon {URL}"),
-        "loadgen: --duration \"soon\": expected a duration such as 30s, 500ms, 2m or 1.5 (seconds)",
+        "loadgen: --duration \"soon\": expected a duration such as 30s, 500ms, 2m, 1h or 1.5 (seconds)",
         22,
     );
     check_error(
@@ -296,21 +382,26 @@ fn shards_split_the_test_exactly() {
     ] {
         let mut shares = Vec::new();
         for index in 0..n_shards {
-            let settings = parse(&args(&format!(
+            let load = options(&format!(
                 "-k -n {n} -c {c} --rate 1000 --shard {index}/{n_shards} {URL}"
-            )))
-            .unwrap();
-            let whole = settings.whole.unwrap();
+            ))
+            .load;
+            // The whole test as asked, and the share apart from it.
             assert_eq!(
+                (load.n_requests, load.concurrency, load.rate, load.shard),
                 (
-                    whole.n_requests,
-                    whole.concurrency,
-                    whole.rate,
-                    whole.shard.index
-                ),
-                (Some(n), c, Some(1000.0), index)
+                    Some(n),
+                    c,
+                    Some(1000.0),
+                    Some(Shard {
+                        index,
+                        count: n_shards
+                    })
+                )
             );
-            shares.push((settings.n_requests.unwrap(), settings.concurrency));
+            let share = load.share();
+            assert_eq!(share.rate, Some(1000.0 / f64::from(n_shards)));
+            shares.push((share.n_requests.unwrap(), share.concurrency));
         }
         let what = format!("-n {n} -c {c} in {n_shards}: {shares:?}");
         assert_eq!(shares.iter().map(|s| s.0).sum::<u64>(), n, "{what}");
@@ -393,7 +484,7 @@ fn start_at_takes_rfc3339_unix_seconds_and_now_plus() {
     let far = parse(&args(&format!("--start-at now+2h {URL}"))).unwrap_err();
     assert_eq!(far.exit_code, 22);
     assert!(far.message.contains("at most 1 h 0 min ahead"), "{far}");
-    check(&format!("--start-at 1000000000 {URL}"), |s| {
-        s.start_at = Some(UNIX_EPOCH + Duration::from_secs(1_000_000_000));
+    check(&format!("--start-at 1000000000 {URL}"), |o| {
+        o.load.start_at = Some(UNIX_EPOCH + Duration::from_secs(1_000_000_000));
     });
 }

@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use loadgen::report::{self, Display, RunInfo};
+use loadgen::cli::{Invocation, parse};
+use loadgen::options::Display;
+use loadgen::report::{self, RunInfo};
 use loadgen::stats::{Counters, Results, Sample, Table, ThreadStats, median, round_ms};
 
 #[track_caller]
@@ -11,22 +13,20 @@ fn check(name: &str, actual: &str) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/it/expect")
         .join(name);
-    crate::check_expected(&path, actual);
+    testkit::check_expected(&path, actual);
 }
 
 fn info(rate: Option<f64>) -> RunInfo {
+    let command_line = "-k -c 3 -n 7 -p body.xml http://127.0.0.1:8082/WSTest";
+    let args: Vec<String> = command_line.split(' ').map(str::to_owned).collect();
+    let Ok(Invocation::Run(options)) = parse(&args) else {
+        panic!("{command_line} is a run");
+    };
     RunInfo {
-        hostname: "127.0.0.1".to_owned(),
-        port: 8082,
-        path: "/WSTest".to_owned(),
-        proxy: None,
+        settings: options.settings(),
         concurrency: 3,
-        keep_alive: true,
-        send_body: true,
-        variable_length: false,
-        rate,
         n_threads: 1,
-        method: "POST".to_owned(),
+        rate,
     }
 }
 
@@ -116,13 +116,26 @@ fn ab_text_report() {
 
 #[test]
 fn medians_average_the_middle_pair_of_an_even_count() {
-    let cases: &[(&[u64], u64)] = &[
-        (&[7], 7),
-        (&[1, 3], 2),
-        (&[1, 2, 10], 2),
-        (&[1, 2, 4, 10], 3),
+    let cases: &[(&[u64], Option<u64>)] = &[
+        (&[], None),
+        (&[7], Some(7)),
+        (&[1, 3], Some(2)),
+        (&[1, 2, 10], Some(2)),
+        (&[1, 2, 4, 10], Some(3)),
+        // Integers round down, as ab's arithmetic.
+        (&[1, 2], Some(1)),
+        (&[u64::MAX - 1, u64::MAX], Some(u64::MAX - 1)),
     ];
     for (values, expected) in cases {
+        assert_eq!(median(values), *expected, "{values:?}");
+    }
+    let floats: &[(&[f64], Option<f64>)] = &[
+        (&[], None),
+        (&[1.5], Some(1.5)),
+        (&[1.0, 2.0], Some(1.5)),
+        (&[1.0, 2.0, 9.0], Some(2.0)),
+    ];
+    for (values, expected) in floats {
         assert_eq!(median(values), *expected, "{values:?}");
     }
     let roundings: &[(u64, u64)] = &[(0, 0), (499, 0), (500, 1), (1_499, 1), (1_500, 2)];
@@ -144,7 +157,12 @@ fn rows_match_sorted_values_whatever_the_order() {
         values.sort_unstable();
         let n = values.len() as u64;
         let mean = values.iter().sum::<u64>() / n;
-        (values[0], mean, median(&values), values[values.len() - 1])
+        (
+            values[0],
+            mean,
+            median(&values).unwrap(),
+            values[values.len() - 1],
+        )
     };
     let mut rng = testkit::Rng(0x5eed);
     for (n, spread) in [

@@ -1,19 +1,13 @@
-//! Load from many machines, tried on one: `--shard`, `--start-at` and `loadgen merge`, with
-//! loadgen processes on loopback and with made-up samples.
+//! Load from many machines, tried on one: `--shard`, `--start-at` and `loadgen merge` with
+//! loadgen processes on loopback.
 
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use loadgen::cli::{Shard, WholeTest};
-use loadgen::http::Response;
-use loadgen::json::{self, RunSettings};
-use loadgen::merge::{self, MergeError, Run};
-use loadgen::report::RunInfo;
-use loadgen::stats::{Completion, Results, Sample, Table, ThreadStats};
+use testkit::servers::TestServer;
 
 use crate::runs::{FAST, field, loadgen, temp};
-use crate::servers::TestServer;
 
 /// `--start-at`: the connections open first, the first request reaches the server at the
 /// time given and not before, and the JSON holds the time asked for and the run's interval.
@@ -98,207 +92,6 @@ fn start_at_in_the_past_starts_at_once_with_a_warning() {
     assert_eq!(field(&stdout, "Complete requests"), Some("50"), "{stdout}");
 }
 
-/// A test's made-up samples: deterministic, spread over four seconds and three orders of
-/// magnitude, a few of them failures by status.
-fn samples(count: u32) -> Vec<(Sample, u16, u64)> {
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move |below: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % below
-    };
-    (0..count)
-        .map(|i| {
-            let connect_us = next(300) as u32;
-            let wait_us = 50 + next(5_000) as u32 * (1 + next(100) as u32 / 90 * 100);
-            let sample = Sample {
-                start_s: i * 4 / count,
-                connect_us,
-                wait_us,
-                total_us: connect_us + wait_us + next(200) as u32,
-            };
-            let status = if next(50) == 0 { 500 } else { 200 };
-            let at_us = u64::from(i) * 4_000_000 / u64::from(count);
-            (sample, status, at_us)
-        })
-        .collect()
-}
-
-/// What one client machine counted of `samples`.
-fn results_of(samples: &[(Sample, u16, u64)]) -> Results {
-    let mut stats = ThreadStats::new(samples.len());
-    for &(sample, status, at_us) in samples {
-        let response = Response {
-            status,
-            head_len: 80,
-            body_len: 100,
-            keep_alive: true,
-            expected_found: true,
-            rejected_found: false,
-        };
-        stats.count_complete(Completion {
-            response: &response,
-            bytes_in: 180,
-            kept_alive: true,
-            document_length: Some(100),
-            expect_status: Some(200),
-            sample,
-            corrected_us: None,
-            at_us,
-        });
-    }
-    Results::merge(vec![stats])
-}
-
-/// Shard `index` of `count` of the made-up test, through its JSON file and back, as `loadgen
-/// merge` reads it.
-fn shard_run(samples: &[(Sample, u16, u64)], index: u32, count: u32, started_unix: f64) -> Run {
-    let mut results = results_of(samples);
-    let table = (results.counters.complete > 0).then(|| Table::from_samples(&mut results.samples));
-    let info = RunInfo {
-        hostname: "127.0.0.1".to_owned(),
-        port: 8080,
-        path: "/WSTest".to_owned(),
-        proxy: None,
-        concurrency: 1,
-        keep_alive: true,
-        send_body: true,
-        variable_length: false,
-        rate: None,
-        n_threads: 1,
-        method: "POST".to_owned(),
-    };
-    let settings = RunSettings {
-        n_requests: Some(samples.len() as u64),
-        whole: Some(WholeTest {
-            shard: Shard { index, count },
-            n_requests: None,
-            concurrency: count,
-            rate: None,
-        }),
-        ..RunSettings::default()
-    };
-    let context = json::Context {
-        command_line: &[],
-        settings,
-        started_unix,
-        start_at_unix: None,
-        info: &info,
-    };
-    let text = serde_json::to_string(&json::build(&context, &results, table.as_ref())).unwrap();
-    let (report, results) = json::read(&text).unwrap();
-    Run {
-        path: format!("shard-{index}.json"),
-        report,
-        results,
-    }
-}
-
-/// Merging the shards of a test gives the whole test's counts, and the percentiles of one
-/// histogram of every sample: HDR histograms add exactly. Checked for several splits, the
-/// samples dealt round-robin as loadgen's shards share a test.
-#[test]
-fn merged_shards_equal_one_histogram_of_all_samples() {
-    let all = samples(20_000);
-    let whole = results_of(&all);
-    for count in [1u32, 2, 3, 7, 16] {
-        let runs = (0..count)
-            .map(|index| {
-                let share: Vec<_> = all
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i as u32 % count == index)
-                    .map(|(_, sample)| *sample)
-                    .collect();
-                shard_run(&share, index, count, 1_800_000_000.0)
-            })
-            .collect();
-        let merged = merge::merge(runs).unwrap();
-        let results = &merged.results;
-        assert_eq!(results.counters, whole.counters, "{count} shards");
-        assert_eq!(results.status_codes, whole.status_codes, "{count} shards");
-        assert_eq!(results.seconds, whole.seconds, "{count} shards");
-        let (ours, theirs) = (&results.histograms, &whole.histograms);
-        for (name, a, b) in [
-            ("connect", &ours.connect, &theirs.connect),
-            ("processing", &ours.processing, &theirs.processing),
-            ("waiting", &ours.waiting, &theirs.waiting),
-            ("total", &ours.total, &theirs.total),
-        ] {
-            assert!(a == b, "{count} shards: the {name} histograms differ");
-            for quantile in [0.5, 0.9, 0.99, 0.999, 1.0] {
-                assert_eq!(
-                    a.value_at_quantile(quantile),
-                    b.value_at_quantile(quantile),
-                    "{count} shards: {name} at {quantile}"
-                );
-            }
-        }
-        assert_eq!(
-            Table::from_histograms(ours),
-            Table::from_histograms(theirs),
-            "{count} shards: ab's table"
-        );
-        assert_eq!(merged.settings.n_requests, Some(20_000));
-        assert!(merged.missing_shards.is_empty());
-    }
-}
-
-/// The missing shards of a merge, or why it was refused.
-type MergeOutcome = Result<Vec<u32>, MergeError>;
-
-/// What `merge` refuses or reports, on made-up shards: a run of another test and a repeated
-/// shard name their file; missing shards are listed; the runs' start skew is measured.
-#[test]
-fn merge_names_the_file_at_fault_and_the_missing_shards() {
-    let all = samples(300);
-    let shard = |index: u32, started_unix: f64| shard_run(&all[..100], index, 3, started_unix);
-    let mut other = shard(2, 1_800_000_000.0);
-    other.report.settings.content_type = "text/xml".to_owned();
-    other.path = "other.json".to_owned();
-    let cases: Vec<(&str, Vec<Run>, MergeOutcome)> = vec![
-        (
-            "another test",
-            vec![shard(0, 1_800_000_000.0), other],
-            Err(MergeError::OtherTest {
-                path: "other.json".to_owned(),
-                first: "shard-0.json".to_owned(),
-                difference: "content_type is \"text/xml\", not \"\"".to_owned(),
-            }),
-        ),
-        (
-            "a shard twice",
-            vec![shard(1, 1_800_000_000.0), shard(1, 1_800_000_000.0)],
-            Err(MergeError::RepeatedShard {
-                path: "shard-1.json".to_owned(),
-                index: 1,
-            }),
-        ),
-        (
-            "one missing",
-            vec![shard(0, 1_800_000_000.0), shard(2, 1_800_000_000.25)],
-            Ok(vec![1]),
-        ),
-        ("none", Vec::new(), Err(MergeError::Empty)),
-    ];
-    for (name, runs, expected) in cases {
-        let merged = merge::merge(runs);
-        assert_eq!(
-            merged
-                .as_ref()
-                .map(|merged| merged.missing_shards.clone())
-                .map_err(Clone::clone),
-            expected,
-            "{name}"
-        );
-        if let Ok(merged) = merged {
-            assert!((merged.start_skew - 0.25).abs() < 1e-6, "{name}");
-            assert_eq!(merged.results.counters.complete, 200, "{name}");
-        }
-    }
-}
-
 /// Three loadgen processes, each a shard of one test against the same server, merged: the counts
 /// add up to the whole test's, and every JSON names its shard and the whole test.
 #[test]
@@ -323,11 +116,12 @@ fn three_shards_merged_add_up_to_the_whole() {
         assert!(output.status.success(), "shard {index}: {output:?}");
         let json: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&files[index]).unwrap()).unwrap();
-        let whole = &json["settings"]["whole"];
-        assert_eq!(whole["shard"]["index"], index, "{whole}");
-        assert_eq!(whole["shard"]["count"], 3);
+        // The whole test as asked, the shard beside it.
+        let load = &json["run"]["settings"]["load"];
+        assert_eq!(load["shard"]["index"], index, "{load}");
+        assert_eq!(load["shard"]["count"], 3);
         assert_eq!(
-            (whole["n_requests"].as_u64(), whole["concurrency"].as_u64()),
+            (load["n_requests"].as_u64(), load["concurrency"].as_u64()),
             (Some(1000), Some(5))
         );
         // 1000 and 5 in three: 334, 333, 333 requests; 2, 2, 1 connections.
@@ -375,7 +169,11 @@ fn three_shards_merged_add_up_to_the_whole() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&merged_json).unwrap()).unwrap();
     assert_eq!(json["counters"]["complete"], 1000, "{json}");
-    assert_eq!(json["settings"]["n_requests"], 1000, "{json}");
+    assert_eq!(
+        json["run"]["settings"]["load"]["n_requests"], 1000,
+        "{json}"
+    );
+    assert!(json["run"]["settings"]["load"]["shard"].is_null(), "{json}");
     assert_eq!(json["run"]["concurrency"], 5, "{json}");
     assert_eq!(json["merged"].as_array().map(Vec::len), Some(3), "{json}");
     let csv = std::fs::read_to_string(&merged_csv).unwrap();
@@ -439,7 +237,7 @@ fn three_shards_merged_add_up_to_the_whole() {
     refused(
         &[&files[0], &files[1], &other],
         &format!(
-            "{} is not a run of the same test as {}: its expect_status is 201, not null",
+            "{} is not a run of the same test as {}: its checks.expect_status is Some(201), not None",
             other.display(),
             files[0].display()
         ),
@@ -489,7 +287,13 @@ fn merge_refuses_what_it_cannot_read() {
     for (args, message) in cases {
         let output = loadgen(args);
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        // Usage errors exit 22 as a run's do; files that cannot be read, 1.
+        let code = if message.contains("usage") || message.starts_with('-') {
+            22
+        } else {
+            1
+        };
+        assert_eq!(output.status.code(), Some(code), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }

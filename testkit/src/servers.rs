@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 
 /// What the server does with each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Behaviour {
+pub enum Behaviour {
     /// `200` with [`BODY`] after a fixed delay.
     Delay(Duration),
     /// `200` with bodies of 10 and 11 bytes in turn.
@@ -50,23 +50,23 @@ pub(crate) enum Behaviour {
     NeverReads,
 }
 
-pub(crate) const BODY: &[u8] = b"hello world\n";
+pub const BODY: &[u8] = b"hello world\n";
 
 #[derive(Clone)]
-pub(crate) struct TestServer {
-    pub(crate) port: u16,
+pub struct TestServer {
+    pub port: u16,
     /// Requests read so far.
-    pub(crate) requests: Arc<AtomicU64>,
+    pub requests: Arc<AtomicU64>,
     /// The bytes of the first request, head and body.
-    pub(crate) first_request: Arc<Mutex<Option<Vec<u8>>>>,
+    pub first_request: Arc<Mutex<Option<Vec<u8>>>>,
     /// When the first request's head had arrived, on the wall clock.
-    pub(crate) first_request_at: Arc<Mutex<Option<SystemTime>>>,
+    pub first_request_at: Arc<Mutex<Option<SystemTime>>>,
     /// When each connection was accepted, on the wall clock.
-    pub(crate) accepted_at: Arc<Mutex<Vec<SystemTime>>>,
+    pub accepted_at: Arc<Mutex<Vec<SystemTime>>>,
 }
 
 impl TestServer {
-    pub(crate) fn start(behaviour: Behaviour) -> TestServer {
+    pub fn start(behaviour: Behaviour) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
         let server = TestServer {
@@ -88,17 +88,17 @@ impl TestServer {
         server
     }
 
-    pub(crate) fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/test", self.port)
     }
 
-    pub(crate) fn requests(&self) -> u64 {
+    pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::SeqCst)
     }
 }
 
 /// A port nothing listens on.
-pub(crate) fn refused_port() -> u16 {
+pub fn refused_port() -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
 }

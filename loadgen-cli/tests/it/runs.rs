@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use crate::servers::{BODY, Behaviour, TestServer, refused_port};
+use testkit::servers::{BODY, Behaviour, TestServer, refused_port};
 
 pub(crate) fn loadgen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_loadgen"))
@@ -434,8 +434,13 @@ fn files_csv_gnuplot_json_and_merge() {
     assert_eq!(json["summary"]["document_length"], BODY.len());
     assert_eq!(json["status_codes"]["200"], 50);
     assert!(json["latency_us"]["p99"].as_u64().is_some());
-    assert_eq!(json["settings"]["n_requests"], 50);
-    assert_eq!(json["settings"]["content_type"], "text/plain");
+    assert_eq!(json["format"], 2);
+    assert_eq!(json["run"]["settings"]["load"]["n_requests"], 50);
+    assert_eq!(
+        json["run"]["settings"]["request"]["content_type"],
+        "text/plain"
+    );
+    assert_eq!(json["run"]["settings"]["request"]["method"], "POST");
     assert_eq!(json["run"]["concurrency"], 2);
     let per_second: u64 = json["seconds"]
         .as_array()

@@ -2,29 +2,19 @@
 //! workspace) in every format and with charts, against targets that answer wrongly, are down or
 //! stop answering, with bad manifests, and with ab beside loadgen.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
-use crate::servers::{Behaviour, TestServer, refused_port};
+use testkit::servers::{Behaviour, TestServer, refused_port};
 
-fn repo_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+/// The workspace's wstest-server and loadgen binaries, built if `cargo test` did not build them.
+fn server_bin() -> PathBuf {
+    testkit::workspace_bin("wstest-server", "server")
 }
 
-/// The wstest-server binary beside this loadgen, built if `cargo test` did not build it.
-fn server_bin() -> PathBuf {
-    let path = Path::new(env!("CARGO_BIN_EXE_loadgen")).with_file_name("wstest-server");
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "server", "--manifest-path"])
-            .arg(repo_dir().join("Cargo.toml"))
-            .status()
-            .unwrap();
-        assert!(status.success(), "building wstest-server");
-    }
-    path
+fn loadgen_bin() -> PathBuf {
+    testkit::workspace_bin("loadgen", "loadgen-cli")
 }
 
 /// One suite test at a time: each loads both cores, and the ab test compares two clients'
@@ -36,7 +26,7 @@ fn one_at_a_time() -> MutexGuard<'static, ()> {
 
 /// Runs `loadgen suite` with short cells and `args`.
 fn suite(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_loadgen"))
+    Command::new(loadgen_bin())
         .args([
             "suite",
             "--duration",
@@ -146,7 +136,7 @@ fn the_results_folder_holds_every_case_and_the_charts() {
     assert!(markdown.contains("![tps.svg](tps.svg)"), "{markdown}");
     // --redraw draws the charts again from results.json alone, measuring nothing.
     std::fs::remove_file(out.join("tps.svg")).unwrap();
-    let redraw = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+    let redraw = Command::new(loadgen_bin())
         .args(["suite", "--redraw", out.to_str().unwrap()])
         .output()
         .unwrap();
@@ -314,7 +304,12 @@ fn bad_suite_arguments_are_clear_errors() {
         (
             &["--target", "t=https://x/"],
             1,
-            "only http:// URLs are supported",
+            "https:// URLs are not supported",
+        ),
+        (
+            &["--target", "t=http://x"],
+            1,
+            "--target \"t=http://x\": expected http://HOST:PORT/PATH",
         ),
         (
             &["--stack", "no-such-stack"],
@@ -337,12 +332,13 @@ fn bad_suite_arguments_are_clear_errors() {
             "core 9999 is not one this process may use",
         ),
         (&["--repeat", "0"], 2, "--repeat"),
-        (&["--duration", "5h"], 2, "the unit is one of ms, s, m"),
+        // loadgen's durations, h included.
+        (&["--duration", "5x"], 2, "expected a duration such as 30s"),
         (&["--redraw", &empty], 1, "cannot read"),
     ];
     for (args, code, expected) in cases {
         // Only the case's own arguments: none gets as far as timing a cell.
-        let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        let output = Command::new(loadgen_bin())
             .arg("suite")
             .args(*args)
             .output()
@@ -360,7 +356,7 @@ fn ab_and_loadgen_agree_on_echovoid() {
         return;
     }
     let server = server_bin();
-    let output = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+    let output = Command::new(loadgen_bin())
         .args(["suite", "--tests", "EchoVoid", "--client", "ab,loadgen"])
         .args([
             "--duration",

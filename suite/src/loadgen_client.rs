@@ -1,14 +1,16 @@
 //! loadgen as the suite's load client: a cell becomes the command line a user would type
-//! (`-q -k -c N -p FILE -T TYPE -H ... --duration D --warmup W`), which is parsed and run
-//! in-process through [`crate::load`], so the suite's figures are a direct run's figures.
+//! (`-q -k -c N -p FILE -T TYPE -H ... --duration D --warmup W`), which loadgen's own parser
+//! reads and its library runs in this process, so the suite's figures are a direct run's
+//! figures.
 
 use std::sync::atomic::AtomicBool;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use anyhow::Context as _;
-use suite::client::{CellFigures, CellSpec, LoadClient};
+use anyhow::{Context as _, bail};
+use loadgen::cli::{self, Invocation};
+use loadgen::{json, load};
 
-use crate::{cli, json, load, table_of};
+use crate::client::{CellFigures, CellSpec, LoadClient};
 
 /// loadgen, run in this process.
 #[derive(Debug, Default)]
@@ -40,7 +42,7 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     if let Some(text) = &cell.reject_body {
         args.push(format!("--reject-body={text}"));
     }
-    args.push(cell.url.clone());
+    args.push(cell.url.to_string());
     args
 }
 
@@ -55,9 +57,12 @@ impl LoadClient for Loadgen {
 
     fn run(&self, cell: &CellSpec) -> anyhow::Result<CellFigures> {
         let args = command_line(cell);
-        let settings = cli::parse(&args).map_err(|error| anyhow::anyhow!("{error}"))?;
-        crate::raise_open_file_limit(settings.concurrency as usize);
-        let (plan, info) = load::plan_of(&settings)?;
+        let options = match cli::parse(&args).map_err(|error| anyhow::anyhow!("{error}"))? {
+            Invocation::Run(options) => options,
+            other => bail!("a cell's command line asked for {other:?}"),
+        };
+        loadgen::front::raise_open_file_limit(options.load.concurrency);
+        let (plan, info) = load::plan_of(&options)?;
         let started_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default()
@@ -65,13 +70,12 @@ impl LoadClient for Loadgen {
             + plan.warmup.as_secs_f64();
         let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
         if let Some(abort) = &outcome.abort {
-            anyhow::bail!("{}", abort.message.trim());
+            bail!("{}", abort.message.trim());
         }
         let mut results = outcome.results;
-        let table = table_of(&mut results);
+        let table = results.table();
         let context = json::Context {
             command_line: &args,
-            settings: json::RunSettings::of(&settings),
             started_unix,
             start_at_unix: None,
             info: &info,

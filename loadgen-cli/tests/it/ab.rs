@@ -5,7 +5,7 @@
 use std::process::Command;
 
 use crate::runs::{field, loadgen};
-use crate::servers::{Behaviour, TestServer};
+use testkit::servers::{Behaviour, TestServer};
 
 /// A line's label: the text before its colon, or the line with its numbers masked.
 fn label(line: &str) -> String {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::runs::{FAST, field, temp};
-use crate::servers::{TestServer, refused_port};
+use testkit::servers::{TestServer, refused_port};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -50,11 +50,11 @@ fn manifests_render_as_the_expected_files() {
         );
         assert!(output.status.success(), "{output:?}");
         let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
-        crate::check_expected(
+        testkit::check_expected(
             &expected.join(format!("loadgen-job-{shards}.yaml")),
             &read("loadgen-job.yaml"),
         );
-        crate::check_expected(&expected.join("server.yaml"), &read("server.yaml"));
+        testkit::check_expected(&expected.join("server.yaml"), &read("server.yaml"));
     }
 }
 

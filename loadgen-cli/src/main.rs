@@ -1,0 +1,47 @@
+//! `loadgen`: parses the command line, runs ab's front end, `loadgen merge` or `loadgen
+//! suite`, and maps the outcome to an exit code.
+
+use std::process::ExitCode;
+
+use loadgen::cli::{self, Invocation};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let outcome = match args.first().map(String::as_str) {
+        Some("suite") => suite::run(&args[1..]),
+        Some("merge") => match cli::parse_merge(&args[1..]) {
+            Ok(options) => loadgen::front::merge(&options, &args),
+            Err(error) => {
+                eprintln!("loadgen: {error}");
+                return exit_code(error.exit_code);
+            }
+        },
+        _ => match cli::parse(&args) {
+            Ok(Invocation::Run(options)) => loadgen::front::run(&options, &args),
+            Ok(Invocation::Version) => {
+                print!("{}", loadgen::report::banner(false));
+                return ExitCode::SUCCESS;
+            }
+            Ok(Invocation::Help) => {
+                eprint!("{}", loadgen::usage::usage("loadgen"));
+                return exit_code(cli::USAGE_EXIT_CODE);
+            }
+            Err(error) => {
+                eprintln!("{error}");
+                eprint!("{}", loadgen::usage::usage("loadgen"));
+                return exit_code(error.exit_code);
+            }
+        },
+    };
+    match outcome {
+        Ok(code) => exit_code(code),
+        Err(error) => {
+            eprintln!("loadgen: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from((code & 0xff) as u8)
+}

@@ -1,0 +1,173 @@
+//! `loadgen [ab's options] URL`: ab's front end around [`crate::load`]. Each step is a
+//! function: announce, print the head of the report, load, print the report, write the files.
+
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+
+use super::files;
+use super::progress::{Heartbeat, Progress};
+use crate::engine::Plan;
+use crate::load::{self, Outcome};
+use crate::options::Options;
+use crate::report::{self, RunInfo};
+use crate::stats::{Results, Table};
+use crate::{clock, json};
+
+/// ab's exit code after Ctrl-C.
+const INTERRUPTED_EXIT_CODE: i32 = 1;
+
+/// Runs the benchmark `options` describe (`command_line` is what the JSON file records),
+/// prints ab's report, writes the files asked for, and returns the exit code.
+pub fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
+    super::raise_open_file_limit(options.load.share().concurrency);
+    let (plan, info) = load::plan_of(options)?;
+    let heartbeat = Heartbeat::of(options);
+    let start_wall = announce_start(options, &plan);
+    print_head(options, &plan, &info, heartbeat.is_some())?;
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
+        .context("cannot catch Ctrl-C")?;
+    let started_wall = start_wall.unwrap_or_else(SystemTime::now);
+    let start = plan.start_at.unwrap_or_else(Instant::now);
+    let mut progress = Progress::new(heartbeat, start + plan.warmup);
+    let outcome = load::execute(&plan, &interrupted, &mut |shared| progress.update(shared))?;
+    progress.finish(outcome.results.counters.complete);
+
+    let Outcome {
+        mut results,
+        abort,
+        stopped,
+    } = outcome;
+    if let Some(abort) = &abort {
+        eprintln!("{}", abort.message);
+        if results.counters.complete > 0 {
+            println!("Total of {} requests completed", results.counters.complete);
+        }
+    }
+    let table = results.table();
+    print_report(options, &info, &results, table.as_ref())?;
+    let measure_start = started_wall
+        .checked_add(plan.warmup)
+        .unwrap_or(started_wall);
+    write_files(
+        options,
+        command_line,
+        &info,
+        measure_start,
+        &results,
+        table.as_ref(),
+    )?;
+    Ok(match abort {
+        Some(abort) => abort.exit_code,
+        None if stopped => INTERRUPTED_EXIT_CODE,
+        None => 0,
+    })
+}
+
+/// `--start-at`: says when the run starts, or that the time has passed and it starts now.
+/// Returns the wall-clock start, if it is ahead.
+fn announce_start(options: &Options, plan: &Plan) -> Option<SystemTime> {
+    let now = SystemTime::now();
+    let at = options.load.start_at?;
+    if plan.start_at.is_some() {
+        let ahead = at.duration_since(now).unwrap_or_default();
+        eprintln!(
+            "loadgen: connecting, then starting at {} (in {})",
+            clock::rfc3339(at),
+            clock::seconds(ahead)
+        );
+        Some(at)
+    } else {
+        let late = now.duration_since(at).unwrap_or_default();
+        eprintln!(
+            "loadgen: warning: --start-at {} passed {} ago; starting now",
+            clock::rfc3339(at),
+            clock::seconds(late)
+        );
+        None
+    }
+}
+
+/// ab's banner and `Benchmarking` line, and with `-v 2` the request's head.
+fn print_head(
+    options: &Options,
+    plan: &Plan,
+    info: &RunInfo,
+    progress_lines: bool,
+) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    if options.output.display.html {
+        write!(stdout, "{}", report::banner(true))?;
+    } else {
+        write!(stdout, "{}", report::banner(false))?;
+        write!(
+            stdout,
+            "{}",
+            report::benchmarking_line(info, progress_lines)
+        )?;
+    }
+    if options.output.verbosity >= 2 {
+        let head = String::from_utf8_lossy(&plan.request.bytes[..plan.request.head_len]);
+        write!(
+            stdout,
+            "INFO: {} header == \n---\n{head}\n---\n",
+            options.request.method
+        )?;
+    }
+    stdout.flush()?;
+    Ok(())
+}
+
+/// ab's report, in text with loadgen's section after it, or ab's HTML.
+fn print_report(
+    options: &Options,
+    info: &RunInfo,
+    results: &Results,
+    table: Option<&Table>,
+) -> anyhow::Result<()> {
+    let display = &options.output.display;
+    let out = if display.html {
+        report::ab_html(info, results, table, display)
+    } else {
+        let mut out = report::ab_text(info, results, table, display);
+        out.push_str(&report::extended(info, results, table));
+        out
+    };
+    print!("{out}");
+    std::io::stdout().flush()?;
+    Ok(())
+}
+
+/// `-e`, `-g` and `--json`; `measure_start` is the wall-clock start of the measured phase.
+fn write_files(
+    options: &Options,
+    command_line: &[String],
+    info: &RunInfo,
+    measure_start: SystemTime,
+    results: &Results,
+    table: Option<&Table>,
+) -> anyhow::Result<()> {
+    let output = &options.output;
+    let start = measure_start.duration_since(UNIX_EPOCH).unwrap_or_default();
+    if let Some(path) = &output.csv_file {
+        files::write_csv(path, table)?;
+    }
+    if let Some(path) = &output.gnuplot_file {
+        files::write_gnuplot(path, results, start.as_secs())?;
+    }
+    if let Some(out) = &output.json {
+        let context = json::Context {
+            command_line,
+            started_unix: start.as_secs_f64(),
+            start_at_unix: options.load.start_at.map(clock::unix_seconds),
+            info,
+        };
+        files::write_json(out, &json::build(&context, results, table))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the suite: `loadgen suite` end to end (the workspace's loadgen and
+//! wstest-server binaries, misbehaving test servers, bad manifests, ab beside loadgen).
+
+mod runs;

@@ -1,0 +1,369 @@
+//! `cargo xtask bench-loadgen`: loadgen beside ab, wrk, oha (when on PATH) and the syscall floor
+//! (`loadgen/examples/syscall_floor.rs`: one send and one recv a request and nothing else, the
+//! least a closed-loop client can spend), each alone on one client core with one thread and 30
+//! keep-alive connections, against the HTTP ceiling on the server core, posting EchoStruct-20.
+//! For each tool: requests per second and CPU time (user + system) per completed request. The
+//! tools run in turns, ROUNDS times; every ratio is taken within a round and the table shows
+//! the median over the rounds. Then loadgen's peak memory on `-n 1000000 -c 100 -k`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context as _, bail};
+use suite::manifest::Case;
+use suite::placement::Placement;
+use suite::target::{Target, TargetSpec};
+
+use crate::workspace::{self, Measured, append_result, field, median, run_pinned};
+
+/// loadgen's cost per request beside the other clients'.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Requests per tool and round (wrk runs for as long as loadgen took).
+    #[arg(long, default_value_t = 300_000)]
+    requests: u64,
+    /// Rounds.
+    #[arg(long, default_value_t = 3)]
+    rounds: u32,
+    /// Another loadgen binary to measure beside this one, as `before` (an A/B of a change).
+    #[arg(long)]
+    before: Option<PathBuf>,
+    /// Only loadgen (and `--before`) and the floor: no ab, wrk or oha.
+    #[arg(long)]
+    loadgen_only: bool,
+    /// Where the table is appended (default: docs/results/bench-loadgen.md).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// One round of one tool.
+#[derive(Debug, Clone, Copy)]
+struct Round {
+    requests_per_second: f64,
+    cpu_us_per_request: f64,
+    user_us_per_request: f64,
+}
+
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    let release = workspace::build_release(&["ceiling", "loadgen-cli"])?;
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args([
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "loadgen",
+            "--example",
+            "syscall_floor",
+        ])
+        .arg("--manifest-path")
+        .arg(workspace::root().join("Cargo.toml"))
+        .status()?;
+    if !status.success() {
+        bail!("building the syscall floor failed");
+    }
+    let placement = Placement::choose(None, None, false)?.context(
+        "bench-loadgen pins the server and the client to cores of their own: it needs two",
+    )?;
+    let client_cpu = [placement.client_cpus[0]];
+    let ceiling = Target::start(
+        &TargetSpec::Binary {
+            name: "ceiling".to_owned(),
+            program: release.join("ceiling"),
+        },
+        Some(&placement),
+    )?;
+    let manifest = workspace::root().join("post_files/manifest.toml");
+    let case = suite::manifest::select(
+        suite::manifest::read(&manifest)?,
+        &["EchoStruct-20".to_owned()],
+    )?
+    .remove(0);
+    let tools = tools(args, &release);
+    let lua = std::env::temp_dir().join(format!("xtask-wrk-{}.lua", std::process::id()));
+    std::fs::write(&lua, wrk_script(&case)?)?;
+    let mut rounds: BTreeMap<&str, Vec<Round>> = BTreeMap::new();
+    let mut loadgen_seconds = 5.0f64;
+    for round in 1..=args.rounds {
+        for (name, program) in &tools {
+            let command = command_of(name, args, &case, &ceiling, &lua, loadgen_seconds);
+            let measured = run_pinned(&client_cpu, program, &command)?;
+            let (done, rps) = figures(name, &measured)?;
+            if *name == "loadgen" {
+                loadgen_seconds = field(&measured.stdout(), "Time taken for tests:").unwrap_or(5.0);
+            }
+            let per = |d: std::time::Duration| d.as_secs_f64() * 1e6 / done;
+            let figures = Round {
+                requests_per_second: rps,
+                cpu_us_per_request: per(measured.cpu()),
+                user_us_per_request: per(measured.user),
+            };
+            eprintln!(
+                "round {round} {name}: {done} requests, {rps:.0} req/s, {:.2} µs CPU a request",
+                figures.cpu_us_per_request
+            );
+            rounds.entry(name).or_default().push(figures);
+        }
+    }
+    let _ = std::fs::remove_file(&lua);
+    let mut text = table(args, &tools, &rounds);
+    drop(ceiling);
+    text.push_str(&peak_memory(&release, &case)?);
+    append_result("bench-loadgen.md", args.out.as_deref(), &text)
+}
+
+/// The tools in the order they run in each round.
+fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
+    let mut tools = vec![("loadgen", release.join("loadgen"))];
+    if let Some(before) = &args.before {
+        tools.push(("before", before.clone()));
+    }
+    if !args.loadgen_only {
+        tools.push(("ab", PathBuf::from("ab")));
+        tools.push(("wrk", PathBuf::from("wrk")));
+        if Command::new("oha").arg("--version").output().is_ok() {
+            tools.push(("oha", PathBuf::from("oha")));
+        }
+    }
+    tools.push(("floor", release.join("examples/syscall_floor")));
+    tools
+}
+
+/// The command line of `tool` for one round.
+fn command_of(
+    tool: &str,
+    args: &Args,
+    case: &Case,
+    ceiling: &Target,
+    lua: &Path,
+    loadgen_seconds: f64,
+) -> Vec<String> {
+    let url = ceiling.url.to_string();
+    let body = case.body_file.display().to_string();
+    let n = args.requests.to_string();
+    let mut command: Vec<String> = match tool {
+        "loadgen" | "before" => vec![
+            "--threads".into(),
+            "1".into(),
+            "-q".into(),
+            "-k".into(),
+            "-c".into(),
+            "30".into(),
+            "-n".into(),
+            n,
+        ],
+        "ab" => vec![
+            "-q".into(),
+            "-k".into(),
+            "-c".into(),
+            "30".into(),
+            "-n".into(),
+            n,
+        ],
+        "wrk" => {
+            return vec![
+                "-t1".into(),
+                "-c30".into(),
+                format!("-d{}s", loadgen_seconds.round().max(1.0)),
+                "-s".into(),
+                lua.display().to_string(),
+                url,
+            ];
+        }
+        "oha" => vec![
+            "--no-tui".into(),
+            "--output-format".into(),
+            "json".into(),
+            "-n".into(),
+            n,
+            "-c".into(),
+            "30".into(),
+            "-m".into(),
+            "POST".into(),
+            "-D".into(),
+            body.clone(),
+        ],
+        _ => {
+            // The floor: HOST:PORT PATH POST_FILE HEADER_VALUE REQUESTS CONNECTIONS.
+            let action = case
+                .headers
+                .iter()
+                .find_map(|header| header.strip_prefix("SOAPAction:"))
+                .unwrap_or("")
+                .trim()
+                .trim_matches('"')
+                .to_owned();
+            return vec![
+                format!("{}:{}", ceiling.url.host, ceiling.url.port),
+                ceiling.url.path.clone(),
+                body,
+                action,
+                args.requests.to_string(),
+                "30".into(),
+            ];
+        }
+    };
+    if tool != "oha" {
+        command.extend(["-p".into(), body]);
+    }
+    command.extend(["-T".into(), case.content_type.clone()]);
+    for header in &case.headers {
+        command.extend(["-H".into(), header.clone()]);
+    }
+    command.push(url);
+    command
+}
+
+/// A wrk script that posts the case's body with its headers.
+fn wrk_script(case: &Case) -> anyhow::Result<String> {
+    let quote = |text: &str| format!("{text:?}");
+    let mut script = format!(
+        "local f = assert(io.open({}, \"rb\"))\nwrk.method = \"POST\"\nwrk.body = f:read(\"*a\")\nf:close()\nwrk.headers[\"Content-Type\"] = {}\n",
+        quote(&case.body_file.display().to_string()),
+        quote(&case.content_type)
+    );
+    for header in &case.headers {
+        let (name, value) = header.split_once(':').context("a header without a colon")?;
+        script.push_str(&format!(
+            "wrk.headers[{}] = {}\n",
+            quote(name.trim()),
+            quote(value.trim())
+        ));
+    }
+    Ok(script)
+}
+
+/// Requests completed and requests per second, from a tool's output (the floor reports no rate).
+fn figures(tool: &str, measured: &Measured) -> anyhow::Result<(f64, f64)> {
+    let stdout = measured.stdout();
+    let missing = || format!("{tool}'s output has no request count:\n{stdout}");
+    Ok(match tool {
+        "wrk" => {
+            let done = stdout
+                .lines()
+                .find_map(|line| {
+                    line.trim()
+                        .split_once(" requests in ")
+                        .map(|(n, _)| n.parse::<f64>())
+                })
+                .with_context(missing)??;
+            (done, field(&stdout, "Requests/sec:").unwrap_or(0.0))
+        }
+        "oha" => {
+            let json: serde_json::Value = serde_json::from_str(&stdout).with_context(missing)?;
+            let done: f64 = json["statusCodeDistribution"]
+                .as_object()
+                .with_context(missing)?
+                .values()
+                .filter_map(serde_json::Value::as_f64)
+                .sum();
+            (
+                done,
+                json["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),
+            )
+        }
+        _ => (
+            field(&stdout, "Complete requests:").with_context(missing)?,
+            field(&stdout, "Requests per second:").unwrap_or(0.0),
+        ),
+    })
+}
+
+/// The table: medians over the rounds, and ratios taken within each round.
+fn table(args: &Args, tools: &[(&str, PathBuf)], rounds: &BTreeMap<&str, Vec<Round>>) -> String {
+    let of = |tool: &str, get: fn(&Round) -> f64| -> Vec<f64> {
+        rounds
+            .get(tool)
+            .map(|list| list.iter().map(get).collect())
+            .unwrap_or_default()
+    };
+    let ratio = |a: &str, b: &str| -> (f64, Vec<f64>) {
+        let per_round: Vec<f64> = of(a, |r| r.cpu_us_per_request)
+            .iter()
+            .zip(of(b, |r| r.cpu_us_per_request))
+            .map(|(a, b)| a / b)
+            .collect();
+        (median(per_round.clone()), per_round)
+    };
+    let show = |(median, rounds): (f64, Vec<f64>)| {
+        let rounds: Vec<String> = rounds.iter().map(|r| format!("{r:.2}")).collect();
+        format!("{median:.2} ({})", rounds.join("/"))
+    };
+    let mut out = format!(
+        "\n## {}, median of {} rounds\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}` (ceiling on the server core; each client alone on one client core, one thread, -k -c 30, EchoStruct-20)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
+        workspace::stamp(),
+        args.rounds,
+        args.requests,
+        args.rounds,
+        if args.before.is_some() {
+            " --before BIN"
+        } else {
+            ""
+        },
+        if args.loadgen_only {
+            " --loadgen-only"
+        } else {
+            ""
+        },
+    );
+    for (tool, _) in tools {
+        let rps = if *tool == "floor" {
+            "-".to_owned()
+        } else {
+            format!("{:.0}", median(of(tool, |r| r.requests_per_second)))
+        };
+        out.push_str(&format!(
+            "| {tool} | {rps} | {:.2} | {:.2} | {} | {} |\n",
+            median(of(tool, |r| r.cpu_us_per_request)),
+            median(of(tool, |r| r.user_us_per_request)),
+            show(ratio("loadgen", tool)),
+            show(ratio("floor", tool)),
+        ));
+    }
+    for other in ["before", "wrk"] {
+        if rounds.contains_key(other) {
+            let per_round: Vec<f64> = of("loadgen", |r| r.requests_per_second)
+                .iter()
+                .zip(of(other, |r| r.requests_per_second))
+                .map(|(a, b)| a / b)
+                .collect();
+            out.push_str(&format!(
+                "\nloadgen's req/s ÷ {other}'s: {}\n",
+                show((median(per_round.clone()), per_round))
+            ));
+        }
+    }
+    out
+}
+
+/// loadgen's peak resident memory on a million requests over 100 keep-alive connections,
+/// measured by a helper process whose only child it is (`cargo xtask peak-rss`).
+fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
+    let server = Target::start(
+        &TargetSpec::Binary {
+            name: "ceiling".to_owned(),
+            program: release.join("ceiling"),
+        },
+        None,
+    )?;
+    let mut command = vec![
+        "-q".to_owned(),
+        "-k".to_owned(),
+        "-c100".to_owned(),
+        "-n1000000".to_owned(),
+        "-p".to_owned(),
+        case.body_file.display().to_string(),
+        "-T".to_owned(),
+        case.content_type.clone(),
+    ];
+    for header in &case.headers {
+        command.extend(["-H".to_owned(), header.clone()]);
+    }
+    command.push(server.url.to_string());
+    let kb = crate::peak_rss::of(&release.join("loadgen"), &command)?;
+    Ok(format!(
+        "\nloadgen -n 1000000 -c 100 -k: peak resident memory {} MB ({kb} kB)\n",
+        kb / 1024
+    ))
+}

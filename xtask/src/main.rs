@@ -1,0 +1,53 @@
+//! `cargo xtask`: the workspace's measurement loops, in Rust beside the code they measure, with
+//! one process supervisor (the suite's) and one median (loadgen's); and the layout check CI
+//! runs. What only the operating system can do (network namespaces, Kubernetes, images, PGO's
+//! toolchain) stays in `scripts/`.
+//!
+//! # Map
+//! - [`bench_server`]: wstest-server against the HTTP ceiling, as ratios per round.
+//! - [`bench_loadgen`]: loadgen beside ab, wrk, oha and the syscall floor: CPU per request.
+//! - [`suite_vs_direct`]: the suite's figure for a cell against a direct loadgen run of it.
+//! - [`layout`]: no module cycles, no overlong source files.
+//! - [`peak_rss`]: a program's peak memory, measured from a helper process.
+//! - [`workspace`]: the workspace's paths, release builds, pinned children, dates, results files.
+
+mod bench_loadgen;
+mod bench_server;
+mod layout;
+mod peak_rss;
+mod suite_vs_direct;
+mod workspace;
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+/// The workspace's measurement loops and layout check.
+#[derive(Debug, clap::Parser)]
+#[command(name = "cargo xtask", version, about)]
+enum Task {
+    BenchServer(bench_server::Args),
+    BenchLoadgen(bench_loadgen::Args),
+    SuiteVsDirect(suite_vs_direct::Args),
+    CheckLayout(layout::Args),
+    /// Runs a program and prints its peak resident memory in kB (a helper of bench-loadgen).
+    #[command(hide = true)]
+    PeakRss(peak_rss::Args),
+}
+
+fn main() -> ExitCode {
+    let outcome = match Task::parse() {
+        Task::BenchServer(args) => bench_server::run(&args),
+        Task::BenchLoadgen(args) => bench_loadgen::run(&args),
+        Task::SuiteVsDirect(args) => suite_vs_direct::run(&args),
+        Task::CheckLayout(args) => layout::run(&args),
+        Task::PeakRss(args) => peak_rss::run(&args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("cargo xtask: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

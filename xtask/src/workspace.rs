@@ -1,0 +1,139 @@
+//! What every task needs of the workspace: its folder, release builds of its binaries, children
+//! run pinned with their CPU time counted, the date and commit a result is stamped with, and
+//! the results files under `docs/results/`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use nix::sys::resource::{UsageWho, getrusage};
+
+/// The workspace's folder.
+pub(crate) fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask/ sits in the workspace")
+        .to_path_buf()
+}
+
+/// Builds `packages` in release mode; returns the release folder, where the xtask runs too.
+pub(crate) fn build_release(packages: &[&str]) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = Command::new(cargo);
+    command.args(["build", "--release", "-q", "--manifest-path"]);
+    command.arg(root().join("Cargo.toml"));
+    for package in packages {
+        command.args(["-p", package]);
+    }
+    let status = command.status().context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release of {} failed", packages.join(", "));
+    }
+    Ok(root().join("target/release"))
+}
+
+/// What a child did: its output, and the CPU it and its own children used (user, system).
+pub(crate) struct Measured {
+    pub output: Output,
+    pub user: Duration,
+    pub system: Duration,
+}
+
+impl Measured {
+    pub(crate) fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    pub(crate) fn cpu(&self) -> Duration {
+        self.user + self.system
+    }
+}
+
+/// Runs `program args` pinned to `cpus` (with `taskset`), waits for it, and returns its output
+/// and CPU time: the growth of this process's reaped children's usage across the wait, so
+/// nothing else may be reaped meanwhile (the tasks run one child at a time).
+pub(crate) fn run_pinned(
+    cpus: &[usize],
+    program: &Path,
+    args: &[String],
+) -> anyhow::Result<Measured> {
+    let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    let before = getrusage(UsageWho::RUSAGE_CHILDREN).context("getrusage")?;
+    let output = Command::new("taskset")
+        .arg("-c")
+        .arg(cpus.join(","))
+        .arg(program)
+        .args(args)
+        .output()
+        .with_context(|| format!("running {} (taskset is in util-linux)", program.display()))?;
+    let after = getrusage(UsageWho::RUSAGE_CHILDREN).context("getrusage")?;
+    if !output.status.success() {
+        bail!(
+            "{} {} failed ({}): {}",
+            program.display(),
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    let span = |a: nix::sys::time::TimeVal, b: nix::sys::time::TimeVal| {
+        let micros =
+            |t: nix::sys::time::TimeVal| t.tv_sec() as i128 * 1_000_000 + t.tv_usec() as i128;
+        Duration::from_micros(u64::try_from(micros(b) - micros(a)).unwrap_or(0))
+    };
+    Ok(Measured {
+        user: span(before.user_time(), after.user_time()),
+        system: span(before.system_time(), after.system_time()),
+        output,
+    })
+}
+
+/// The first number after `label` on a line of `text` (`Requests per second:    123.45`).
+pub(crate) fn field(text: &str, label: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.trim_start().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|value| value.parse().ok())
+}
+
+/// The median of `values` (loadgen's median), 0 for none.
+pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    loadgen::stats::median(&values).unwrap_or(0.0)
+}
+
+/// `2026-12-04 15:02 UTC on 2 cores (6.1.0), at commit abc1234`: what a result is stamped with.
+pub(crate) fn stamp() -> String {
+    let machine = host::Machine::this();
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map_or_else(
+            || "unknown".to_owned(),
+            |output| String::from_utf8_lossy(&output.stdout).trim().to_owned(),
+        );
+    format!(
+        "{} on {} cores ({}), at commit {commit}",
+        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC"),
+        machine.cores,
+        machine.kernel
+    )
+}
+
+/// Prints `text` and appends it to `docs/results/NAME` (or `path` when given).
+pub(crate) fn append_result(name: &str, path: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    print!("{text}");
+    let path = path.map_or_else(|| root().join("docs/results").join(name), Path::to_path_buf);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let mut old = std::fs::read_to_string(&path).unwrap_or_default();
+    old.push_str(text);
+    std::fs::write(&path, old).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("appended to {}", path.display());
+    Ok(())
+}
