@@ -8,8 +8,8 @@
 #   REPEAT    interleaved repeats, default 3
 #
 # Appends the table (requests per second, median and min-max spread) with the command, date and
-# commit to scripts/results/bindings.md, and writes the suite's results.json, results.md and
-# charts into scripts/results/bindings/.
+# commit to docs/results/bindings.md, and writes the suite's results.json, results.md and
+# charts into docs/results/bindings/.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -19,7 +19,7 @@ ensure_debian_packages taskset:util-linux
 
 duration=${1:-3s}
 repeat=${2:-3}
-cargo build --release -q -p loadgen -p server --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p loadgen-cli -p server --manifest-path "$root/Cargo.toml"
 
 pids=()
 logs=()
@@ -45,7 +45,7 @@ done
 table=$(mktemp)
 logs+=("$table")
 "$root/target/release/loadgen" suite "${targets[@]}" --duration "$duration" --warmup 1s \
-    --repeat "$repeat" --client-cpus 1 --format markdown --out "$here/results/bindings" >"$table"
+    --repeat "$repeat" --client-cpus 1 --format markdown --out "$here/../docs/results/bindings" >"$table"
 
 {
     echo
@@ -54,5 +54,5 @@ logs+=("$table")
     echo "Command: \`scripts/bench-bindings.sh $duration $repeat\` (each server on core 0 with one thread, loadgen on core 1), at commit $(git -C "$root" rev-parse --short HEAD)"
     echo
     cat "$table"
-} >>"$here/results/bindings.md"
-echo "appended to $here/results/bindings.md" >&2
+} >>"$here/../docs/results/bindings.md"
+echo "appended to $here/../docs/results/bindings.md" >&2

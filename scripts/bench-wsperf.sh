@@ -7,8 +7,8 @@
 #   TIME_MS   wsperf's --time per row, default 1000
 #   CPU       (environment) the core to pin wsperf to, default 1
 #
-# Appends to scripts/results/wsperf.md (the command, date, commit, machine, and the tables) and
-# writes scripts/results/wsperf.svg (decode and encode time per document, log scale).
+# Appends to docs/results/wsperf.md (the command, date, commit, machine, and the tables) and
+# writes docs/results/wsperf.svg (decode and encode time per document, log scale).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -18,7 +18,7 @@ ensure_debian_packages taskset:util-linux
 
 time_ms=${1:-1000}
 cpu=${CPU:-1}
-results="$here/results"
+results="$here/../docs/results"
 cargo build --release -q -p wsperf --manifest-path "$root/Cargo.toml"
 wsperf=(taskset -c "$cpu" "$root/target/release/wsperf")
 

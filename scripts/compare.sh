@@ -5,7 +5,7 @@
 # table, results.json and the SVG charts into OUT_DIR.
 #
 # Usage: scripts/compare.sh [OUT_DIR]
-#   OUT_DIR   default scripts/results/compare
+#   OUT_DIR   default docs/results/compare
 #   DURATION, WARMUP, REPEAT, CONCURRENCY (environment): per cell, default 3s, 2s, 3, 30
 # The warm-up is long enough for the JVM's JIT; the stacks' setups install their toolchains
 # the first time (a JDK, Go, npm and PyPI packages).
@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 ensure_debian_packages ab:apache2-utils
 
-out=${1:-$here/results/compare}
+out=${1:-$here/../docs/results/compare}
 stacks=(wstest ceiling java-netty-jibx go-stdlib node-soap python-spyne)
 args=()
 for stack in "${stacks[@]}"; do

@@ -26,7 +26,7 @@ if [ "$prebuilt" = 1 ]; then
     CC_x86_64_unknown_linux_musl=musl-gcc CARGO_PROFILE_RELEASE_DEBUG=false \
         CARGO_PROFILE_RELEASE_STRIP=symbols \
         cargo build --release --locked -q --target x86_64-unknown-linux-musl \
-        -p server -p loadgen --manifest-path "$root/Cargo.toml"
+        -p server -p loadgen-cli --manifest-path "$root/Cargo.toml"
     podman build -q -f "$root/deploy/Containerfile" --build-arg BINARIES=prebuilt -t "$tag" \
         "$root" >/dev/null
 else

@@ -97,7 +97,7 @@ fi
 command -v kubectl >/dev/null || die "needs kubectl, set up for the cluster (KUBECONFIG)"
 # The loadgen that merges: $LOADGEN, or the workspace's, built now.
 if [ -z "${LOADGEN:-}" ]; then
-    cargo build --release -q -p loadgen --manifest-path "$root/Cargo.toml"
+    cargo build --release -q -p loadgen-cli --manifest-path "$root/Cargo.toml"
     LOADGEN="$root/target/release/loadgen"
 fi
 out=${out:-$(mktemp -d)}

@@ -74,27 +74,3 @@ manifest_action() {
 manifest_names() {
     awk '/^name = / { gsub(/"/, "", $3); print $3 }' "$1"
 }
-
-# Writes to $1 a wrk script that POSTs the file $POST_FILE with the SOAPAction $SOAP_ACTION
-# (both read from the environment when wrk starts).
-write_wrk_post_script() {
-    cat >"$1" <<'LUA'
-local f = assert(io.open(os.getenv("POST_FILE"), "rb"))
-wrk.method = "POST"
-wrk.body = f:read("*a")
-f:close()
-wrk.headers["Content-Type"] = "text/xml; charset=utf-8"
-wrk.headers["SOAPAction"] = '"' .. os.getenv("SOAP_ACTION") .. '"'
-LUA
-}
-
-# The median of the numbers given.
-median() {
-    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# Builds the HTTP ceiling (the workspace's ceiling crate) in release mode; sets ceiling_bin.
-build_ceiling() {
-    cargo build --release -q -p ceiling --manifest-path "$1/Cargo.toml"
-    ceiling_bin="$1/target/release/ceiling"
-}

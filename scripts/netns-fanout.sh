@@ -26,7 +26,7 @@ shift
 [ "$n_shards" -le 200 ] || die "N is at most 200 (one /24 of client addresses)"
 [ "$(id -u)" = 0 ] || die "needs root to make network namespaces (ip netns)"
 ensure_debian_packages ip:iproute2 taskset:util-linux make:make
-cargo build --release -q -p server -p loadgen --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p server -p loadgen-cli --manifest-path "$root/Cargo.toml"
 loadgen="$root/target/release/loadgen"
 server="$root/target/release/wstest-server"
 

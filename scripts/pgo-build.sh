@@ -26,7 +26,7 @@ fi
 profiles="$root/target/pgo-profiles"
 rm -rf "$profiles"
 mkdir -p "$profiles"
-cargo build --release -q -p loadgen --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p loadgen-cli --manifest-path "$root/Cargo.toml"
 RUSTFLAGS="-Cprofile-generate=$profiles" \
     cargo build --release -q -p server --manifest-path "$root/Cargo.toml" --target-dir "$root/target/pgo-generate"
 

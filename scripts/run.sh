@@ -14,5 +14,5 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib.sh"
 # jemalloc, the server's allocator, builds its C sources with make.
 ensure_debian_packages make:make
-cargo build --release -q -p loadgen -p server -p ceiling --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p loadgen-cli -p server -p ceiling --manifest-path "$root/Cargo.toml"
 exec "$root/target/release/loadgen" suite "$@"

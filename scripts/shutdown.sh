@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
 ensure_debian_packages make:make taskset:util-linux
-cargo build --release -q -p server -p loadgen --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p server -p loadgen-cli --manifest-path "$root/Cargo.toml"
 reps=${1:-20}
 shift || true
 action=$(manifest_action "$root/post_files/manifest.toml" getorder20.xml)

@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$root/scripts/lib.sh"
 ensure_debian_packages make:make taskset:util-linux
-cargo build --release -q -p server -p loadgen --example send_corpus --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p server -p loadgen-cli --example send_corpus --manifest-path "$root/Cargo.toml"
 n_total=${1:-10000000}
 n_hostile_mix=${2:-1000000}
 n_warmup=500000

@@ -6,7 +6,7 @@
 #
 # Usage: scripts/stress-tests.sh [RUNS] [RESULTS_FILE]
 #   RUNS          default 20
-#   RESULTS_FILE  default scripts/results/stress-tests.md
+#   RESULTS_FILE  default docs/results/stress-tests.md
 # Needs what scripts/test.sh needs (it installs it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -14,7 +14,7 @@ root=$(cd "$here/.." && pwd)
 # shellcheck source=scripts/lib.sh
 . "$here/lib.sh"
 runs=${1:-20}
-results=${2:-$here/results/stress-tests.md}
+results=${2:-$here/../docs/results/stress-tests.md}
 
 work=$(mktemp -d)
 git clone -q "$root" "$work/wstest"

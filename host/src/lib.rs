@@ -56,6 +56,16 @@ pub struct FileLimit {
     pub limit: u64,
 }
 
+impl std::fmt::Display for FileLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "needs about {} open files, but the limit is {} (ulimit -n)",
+            self.needed, self.limit
+        )
+    }
+}
+
 /// Raises the soft limit of open files to `needed` where the hard limit allows (the usual 1024
 /// stops a client or server at about a thousand connections). `Err` holds the limit it got
 /// when that is less than `needed`; the caller says what that means for it.

@@ -525,13 +525,25 @@ pub fn parse_merge(args: &[String]) -> Result<MergeOptions, UsageError> {
         csv_file: None,
         files: Vec::new(),
     };
+    for arg in args {
+        if let Some(long) = arg.strip_prefix("--") {
+            let name = long.split_once('=').map_or(long, |(name, _)| name);
+            if name != "json" {
+                return Err(UsageError::usage(format!(
+                    "unknown option --{name}; {MERGE_USAGE}"
+                )));
+            }
+        }
+    }
     let words = words(args, &MERGE).map_err(|error| {
-        // A value-taking option at the end: name it, with merge's usage.
+        // getopt's words name the tool; merge's errors are said with merge's usage.
+        let reason = error.message.trim_start_matches("loadgen: ");
+        let reason = reason.trim_start_matches("ab: ");
         match args.last().map(String::as_str) {
             Some(last @ ("--json" | "-e")) => {
                 UsageError::usage(format!("{last} needs a file; {MERGE_USAGE}"))
             }
-            _ => error,
+            _ => UsageError::usage(format!("{reason}; {MERGE_USAGE}")),
         }
     })?;
     for word in words {
@@ -542,14 +554,7 @@ pub fn parse_merge(args: &[String]) -> Result<MergeOptions, UsageError> {
                     "-g needs each request's times, and --json files keep histograms only (-e and --json work)",
                 ));
             }
-            Word::Long(name, Some(value)) if name == "json" => {
-                options.json = Some(json_out(&value));
-            }
-            Word::Long(name, _) => {
-                return Err(UsageError::usage(format!(
-                    "unknown option --{name}; {MERGE_USAGE}"
-                )));
-            }
+            Word::Long(_, value) => options.json = value.as_deref().map(json_out),
             Word::Positional(file) => options.files.push(PathBuf::from(file)),
             Word::Flag(_) | Word::Letter(..) => unreachable!("merge's grammar has only -e and -g"),
         }

@@ -11,14 +11,10 @@ mod progress;
 pub use ab::run;
 pub use merge::merge;
 
-/// Raises the open-file limit as far as `concurrency` connections need, and says so when it
-/// cannot (the default 1024 would fail `-c 2000` with "Too many open files").
-pub fn raise_open_file_limit(concurrency: u32) {
-    if let Err(host::FileLimit { needed, limit }) =
-        host::raise_open_file_limit(u64::from(concurrency) + 64)
-    {
-        eprintln!(
-            "loadgen: -c {concurrency} needs about {needed} open files, but the limit is {limit} (ulimit -n)"
-        );
+/// Raises the open-file limit so that `concurrency` connections fit (the default 1024 would
+/// fail `-c 2000` with "Too many open files"), and says so when it cannot.
+pub fn allow_connections(concurrency: u32) {
+    if let Err(limit) = host::raise_open_file_limit(u64::from(concurrency) + 64) {
+        eprintln!("loadgen: -c {concurrency} {limit}");
     }
 }

@@ -11,11 +11,11 @@
 //! - [`url`]: `[http://]host[:port]/path` and `host:port`, as ab reads them.
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
-//! - [`request`]: the request bytes, built once.
+//! - `request`: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
 //!   connection turns readiness into an outcome and counts nothing; the plan and shared state.
-//! - [`schedule`]: which request a thread sends next and when (claims, warm-up, time limit,
+//! - `schedule`: which request a thread sends next and when (claims, warm-up, time limit,
 //!   `--rate`); no IO, no clock, unit-tested with made-up instants.
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
 //!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]); the one
@@ -39,8 +39,8 @@ pub mod load;
 pub mod merge;
 pub mod options;
 pub mod report;
-pub mod request;
-pub mod schedule;
+mod request;
+mod schedule;
 pub mod shard;
 pub mod stats;
 pub mod url;

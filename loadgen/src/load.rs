@@ -1,8 +1,8 @@
 //! The load and nothing else: a plan from the settings, then [`execute`], which starts one
 //! engine thread per event loop and returns their merged figures. Nothing here prints (but for
 //! ab's `-v` logs, which the engine writes as ab does), writes files, or touches process-wide
-//! state such as signal handlers or limits: the ab front end ([`crate::front`]) and
-//! `loadgen suite` each do that around it.
+//! state such as signal handlers or limits: ab's front end and `loadgen suite`
+//! each do that around it.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;

@@ -23,7 +23,7 @@ pub struct Request {
 }
 
 /// Builds the request that `request` describes to `target`, with `body` from `-p`/`-u`.
-pub fn build(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Request {
+pub(crate) fn build(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Request {
     let url = &target.url;
     let mut head = String::with_capacity(256);
     let uri = match &target.proxy {

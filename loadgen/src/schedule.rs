@@ -10,28 +10,28 @@ use crate::shard::Shard;
 
 /// What the schedule needs of the run's settings.
 #[derive(Debug, Clone, Copy)]
-pub struct Timing {
+pub(crate) struct Timing {
     /// `-n`: counted requests in all; `None` runs until the time limit.
-    pub n_requests: Option<u64>,
+    pub(crate) n_requests: Option<u64>,
     /// `-t` / `--duration`: the measured phase's length.
-    pub time_limit: Option<Duration>,
-    pub warmup: Duration,
+    pub(crate) time_limit: Option<Duration>,
+    pub(crate) warmup: Duration,
     /// `--rate`, in requests per second over all threads (of all shards, when sharded).
-    pub rate: Option<f64>,
-    pub n_threads: usize,
+    pub(crate) rate: Option<f64>,
+    pub(crate) n_threads: usize,
     /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
-    pub shard: Shard,
+    pub(crate) shard: Shard,
 }
 
 /// One thread's schedule.
 #[derive(Debug)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     /// Counted requests claimed from the shared counter but not yet started.
     budget: u64,
     claim_batch: u64,
     /// The measured phase: from `measure_start` to `measure_end`.
-    pub measure_start: Instant,
-    pub measure_end: Option<Instant>,
+    pub(crate) measure_start: Instant,
+    pub(crate) measure_end: Option<Instant>,
     /// `--rate`: this thread's interval and its next send time.
     rate_interval: Option<Duration>,
     next_send: Instant,
@@ -41,7 +41,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// Thread `index`'s schedule for a run that `started`.
-    pub fn new(timing: Timing, index: usize, started: Instant) -> Schedule {
+    pub(crate) fn new(timing: Timing, index: usize, started: Instant) -> Schedule {
         let measure_start = started + timing.warmup;
         let n_threads = timing.n_threads.max(1);
         let claim_batch = match timing.n_requests {
@@ -80,7 +80,12 @@ impl Schedule {
     /// Claims the next request from `remaining` (the run's counted requests not yet claimed):
     /// `Some(true)` for a counted one, `Some(false)` for one in the warm-up (which claims
     /// nothing), `None` when no more will start (`stopped`, the time is up, or none are left).
-    pub fn claim(&mut self, now: Instant, remaining: &AtomicU64, stopped: bool) -> Option<bool> {
+    pub(crate) fn claim(
+        &mut self,
+        now: Instant,
+        remaining: &AtomicU64,
+        stopped: bool,
+    ) -> Option<bool> {
         if self.draining || stopped {
             return None;
         }
@@ -120,32 +125,32 @@ impl Schedule {
     }
 
     /// No more requests will start.
-    pub fn draining(&self) -> bool {
+    pub(crate) fn draining(&self) -> bool {
         self.draining
     }
 
     /// Starts no more requests.
-    pub fn drain(&mut self) {
+    pub(crate) fn drain(&mut self) {
         self.draining = true;
     }
 
     /// Whether the run is paced (`--rate`).
-    pub fn paced(&self) -> bool {
+    pub(crate) fn paced(&self) -> bool {
         self.rate_interval.is_some()
     }
 
     /// `--rate`: the next send time, while requests still start.
-    pub fn next_send(&self) -> Option<Instant> {
+    pub(crate) fn next_send(&self) -> Option<Instant> {
         (self.rate_interval.is_some() && !self.draining).then_some(self.next_send)
     }
 
     /// `--rate`: whether a send is due at `now`.
-    pub fn send_due(&self, now: Instant) -> bool {
+    pub(crate) fn send_due(&self, now: Instant) -> bool {
         self.next_send().is_some_and(|at| at <= now)
     }
 
     /// `--rate`: takes the due send time (the request's intended start) and moves to the next.
-    pub fn advance(&mut self) -> Instant {
+    pub(crate) fn advance(&mut self) -> Instant {
         let intended = self.next_send;
         if let Some(interval) = self.rate_interval {
             self.next_send += interval;

@@ -114,7 +114,7 @@ pub fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<Served> {
     listener.set_nonblocking(true)?;
-    raise_open_file_limit(config.max_connections);
+    allow_connections(config.max_connections);
     // Everything that takes a file descriptor of the server's own (the runtimes' epoll and
     // event descriptors, the signal pipe) is taken before any worker accepts: once they do, a
     // flood of connections can take every descriptor left, and a runtime built after that fails
@@ -193,14 +193,12 @@ pub fn run(
     Ok(served)
 }
 
-/// Raises the soft limit of open files as far as `max_connections` needs, and says so when it
+/// Raises the open-file limit so that `max_connections` connections fit, and says so when it
 /// cannot.
-fn raise_open_file_limit(max_connections: usize) {
-    if let Err(host::FileLimit { needed, limit }) =
-        host::raise_open_file_limit(max_connections as u64 + 64)
-    {
+fn allow_connections(max_connections: usize) {
+    if let Err(limit) = host::raise_open_file_limit(max_connections as u64 + 64) {
         eprintln!(
-            "wstest-server: --max-connections {max_connections} needs about {needed} open files, but the limit is {limit} (ulimit -n); connections past it wait until others close"
+            "wstest-server: --max-connections {max_connections} {limit}; connections past it wait until others close"
         );
     }
 }

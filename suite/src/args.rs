@@ -7,69 +7,69 @@ use std::time::Duration;
 /// manifest, checks every answer first, and reports requests per second per test and target.
 #[derive(Debug, Clone, clap::Parser)]
 #[command(name = "loadgen suite", version, about, long_about = None)]
-pub struct Args {
+pub(crate) struct Args {
     /// The manifest of cases (default: post_files/manifest.toml of the workspace loadgen was
     /// built in, or of the current folder).
     #[arg(long)]
-    pub manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
     /// Tests to run, by name, comma-separated (default: every case of the manifest).
     #[arg(long, value_delimiter = ',')]
-    pub tests: Vec<String>,
+    pub(crate) tests: Vec<String>,
     /// Connection counts to sweep, comma-separated.
     #[arg(long, value_delimiter = ',', default_value = "30")]
-    pub concurrency: Vec<u32>,
+    pub(crate) concurrency: Vec<u32>,
     /// Measured time per cell (`5s`, `200ms`, `2m`, `1.5`).
     #[arg(long, default_value = "5s", value_parser = loadgen::duration::parse)]
-    pub duration: Duration,
+    pub(crate) duration: Duration,
     /// Warm-up per cell, not counted.
     #[arg(long, default_value = "1s", value_parser = loadgen::duration::parse)]
-    pub warmup: Duration,
+    pub(crate) warmup: Duration,
     /// Runs of each cell; the table shows the median and the min-max spread.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-    pub repeat: u32,
+    pub(crate) repeat: u32,
     /// Load clients, comma-separated: loadgen, ab.
     #[arg(long = "client", value_delimiter = ',', default_value = "loadgen")]
-    pub clients: Vec<String>,
+    pub(crate) clients: Vec<String>,
     /// A running server to measure, NAME=URL (repeatable).
     #[arg(long = "target", value_name = "NAME=URL")]
-    pub targets: Vec<String>,
+    pub(crate) targets: Vec<String>,
     /// A server the suite starts and stops (repeatable): `wstest` (ours), `ceiling` (the HTTP
     /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-jibx, node-soap,
     /// python-spyne). With no --target and no --stack: wstest.
     #[arg(long = "stack", value_name = "NAME")]
-    pub stacks: Vec<String>,
+    pub(crate) stacks: Vec<String>,
     /// The wstest-server binary (default: the one beside loadgen).
     #[arg(long)]
-    pub server_bin: Option<PathBuf>,
+    pub(crate) server_bin: Option<PathBuf>,
     /// Where the stacks' folders are (default: scripts/stacks beside the manifest's folder).
     #[arg(long)]
-    pub stacks_dir: Option<PathBuf>,
+    pub(crate) stacks_dir: Option<PathBuf>,
     /// Cores for the servers the suite starts, e.g. `0` or `0-1` (default: the first core).
     #[arg(long)]
-    pub server_cpus: Option<String>,
+    pub(crate) server_cpus: Option<String>,
     /// Cores for the load clients (default: the other cores).
     #[arg(long)]
-    pub client_cpus: Option<String>,
+    pub(crate) client_cpus: Option<String>,
     /// Pin nothing.
     #[arg(long)]
-    pub no_pin: bool,
+    pub(crate) no_pin: bool,
     /// Show p50 and p99 latency beside requests per second.
     #[arg(long)]
-    pub latency: bool,
+    pub(crate) latency: bool,
     /// The format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
     /// Write results.json, results.md and SVG charts into this folder.
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Measure nothing: redraw the charts and results.md of a folder that --out wrote, from its
     /// results.json.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "targets", "stacks"])]
-    pub redraw: Option<PathBuf>,
+    pub(crate) redraw: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Table,
     Markdown,
     Csv,

@@ -21,7 +21,7 @@ const HEIGHT: u32 = 520;
 
 /// Writes `tps.svg`, `latency.svg` and, when more than one concurrency was swept,
 /// `tps-concurrency.svg` into `dir`; returns their file names.
-pub fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Vec<String>> {
+pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut written = Vec::new();
     let concurrency = chart_concurrency(results);
     let tps = dir.join("tps.svg");

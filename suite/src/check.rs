@@ -18,13 +18,13 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An HTTP response's status and body.
 #[derive(Debug)]
-pub struct Answer {
-    pub status: u16,
-    pub body: Vec<u8>,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) body: Vec<u8>,
 }
 
 /// Posts `case` to `url` once. `Err` when the target cannot be reached or does not speak HTTP.
-pub fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
+pub(crate) fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
     let body = std::fs::read(&case.body_file)
         .with_context(|| format!("reading {}", case.body_file.display()))?;
     let addr = (url.host.as_str(), url.port)
@@ -58,7 +58,7 @@ pub fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
 }
 
 /// Why `answer` is not a right answer to `case`, if it is not.
-pub fn judge(case: &Case, answer: &Answer) -> Option<String> {
+pub(crate) fn judge(case: &Case, answer: &Answer) -> Option<String> {
     if answer.status != 200 {
         return Some(format!(
             "status {} ({})",

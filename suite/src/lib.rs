@@ -4,20 +4,20 @@
 //! above the loadgen library, whose engine it runs in-process, and runs ab as a child process.
 //!
 //! # Map
-//! - [`args`]: the command line.
+//! - `args`: the command line.
 //! - [`manifest`]: the cases, read from `post_files/manifest.toml` or `--manifest`.
 //! - [`placement`]: servers and clients on separate cores.
 //! - [`target`]: servers the suite starts (ours, the ceiling, stacks) or finds at a URL.
-//! - [`check`]: one request per case and target, judged before any timing.
+//! - `check`: one request per case and target, judged before any timing.
 //! - [`client`]: the [`client::LoadClient`] interface, and ab as one.
 //! - [`loadgen_client`]: loadgen as one, in this process through its library.
 //! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
 //! - [`output`]: the results document and its table in each format.
-//! - [`chart`]: the SVG charts.
+//! - `chart`: the SVG charts.
 
-pub mod args;
-pub mod chart;
-pub mod check;
+mod args;
+mod chart;
+mod check;
 pub mod client;
 pub mod loadgen_client;
 pub mod manifest;

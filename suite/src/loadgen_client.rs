@@ -61,7 +61,7 @@ impl LoadClient for Loadgen {
             Invocation::Run(options) => options,
             other => bail!("a cell's command line asked for {other:?}"),
         };
-        loadgen::front::raise_open_file_limit(options.load.concurrency);
+        loadgen::front::allow_connections(options.load.concurrency);
         let (plan, info) = load::plan_of(&options)?;
         let started_unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -15,7 +15,7 @@ use suite::manifest::Case;
 use suite::placement::Placement;
 use suite::target::{Target, TargetSpec};
 
-use crate::workspace::{self, Measured, append_result, field, median, run_pinned};
+use crate::workspace::{self, Measured, append_result, field, median_of, run_pinned};
 
 /// loadgen's cost per request beside the other clients'.
 #[derive(Debug, clap::Args)]
@@ -46,6 +46,8 @@ struct Round {
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    // Before anything pins this process, which narrows the cores it sees.
+    let stamp = workspace::stamp();
     let release = workspace::build_release(&["ceiling", "loadgen-cli"])?;
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .args([
@@ -86,7 +88,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut rounds: BTreeMap<&str, Vec<Round>> = BTreeMap::new();
     let mut loadgen_seconds = 5.0f64;
     for round in 1..=args.rounds {
-        for (name, program) in &tools {
+        // Every other round in reverse (ABBA), so that no tool always runs first or last.
+        let mut order: Vec<&(&str, PathBuf)> = tools.iter().collect();
+        if round % 2 == 0 {
+            order.reverse();
+        }
+        for (name, program) in order {
             let command = command_of(name, args, &case, &ceiling, &lua, loadgen_seconds);
             let measured = run_pinned(&client_cpu, program, &command)?;
             let (done, rps) = figures(name, &measured)?;
@@ -107,7 +114,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let _ = std::fs::remove_file(&lua);
-    let mut text = table(args, &tools, &rounds);
+    let mut text = table(&stamp, args, &tools, &rounds);
     drop(ceiling);
     text.push_str(&peak_memory(&release, &case)?);
     append_result("bench-loadgen.md", args.out.as_deref(), &text)
@@ -271,7 +278,12 @@ fn figures(tool: &str, measured: &Measured) -> anyhow::Result<(f64, f64)> {
 }
 
 /// The table: medians over the rounds, and ratios taken within each round.
-fn table(args: &Args, tools: &[(&str, PathBuf)], rounds: &BTreeMap<&str, Vec<Round>>) -> String {
+fn table(
+    stamp: &str,
+    args: &Args,
+    tools: &[(&str, PathBuf)],
+    rounds: &BTreeMap<&str, Vec<Round>>,
+) -> String {
     let of = |tool: &str, get: fn(&Round) -> f64| -> Vec<f64> {
         rounds
             .get(tool)
@@ -284,15 +296,15 @@ fn table(args: &Args, tools: &[(&str, PathBuf)], rounds: &BTreeMap<&str, Vec<Rou
             .zip(of(b, |r| r.cpu_us_per_request))
             .map(|(a, b)| a / b)
             .collect();
-        (median(per_round.clone()), per_round)
+        (median_of(per_round.clone()), per_round)
     };
     let show = |(median, rounds): (f64, Vec<f64>)| {
         let rounds: Vec<String> = rounds.iter().map(|r| format!("{r:.2}")).collect();
         format!("{median:.2} ({})", rounds.join("/"))
     };
     let mut out = format!(
-        "\n## {}, median of {} rounds\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}` (ceiling on the server core; each client alone on one client core, one thread, -k -c 30, EchoStruct-20)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
-        workspace::stamp(),
+        "\n## {}, median of {} rounds\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}` (ceiling on the server core; each client alone on one client core, one thread, -k -c 30, EchoStruct-20; every other round in reverse order)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
+        stamp,
         args.rounds,
         args.requests,
         args.rounds,
@@ -311,12 +323,12 @@ fn table(args: &Args, tools: &[(&str, PathBuf)], rounds: &BTreeMap<&str, Vec<Rou
         let rps = if *tool == "floor" {
             "-".to_owned()
         } else {
-            format!("{:.0}", median(of(tool, |r| r.requests_per_second)))
+            format!("{:.0}", median_of(of(tool, |r| r.requests_per_second)))
         };
         out.push_str(&format!(
             "| {tool} | {rps} | {:.2} | {:.2} | {} | {} |\n",
-            median(of(tool, |r| r.cpu_us_per_request)),
-            median(of(tool, |r| r.user_us_per_request)),
+            median_of(of(tool, |r| r.cpu_us_per_request)),
+            median_of(of(tool, |r| r.user_us_per_request)),
             show(ratio("loadgen", tool)),
             show(ratio("floor", tool)),
         ));
@@ -330,7 +342,7 @@ fn table(args: &Args, tools: &[(&str, PathBuf)], rounds: &BTreeMap<&str, Vec<Rou
                 .collect();
             out.push_str(&format!(
                 "\nloadgen's req/s ÷ {other}'s: {}\n",
-                show((median(per_round.clone()), per_round))
+                show((median_of(per_round.clone()), per_round))
             ));
         }
     }

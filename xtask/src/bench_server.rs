@@ -16,7 +16,7 @@ use suite::output::SuiteResults;
 use suite::placement::Placement;
 use suite::target::{Target, TargetSpec};
 
-use crate::workspace::{self, append_result, median};
+use crate::workspace::{self, append_result, median_of};
 
 /// The server against the ceiling.
 #[derive(Debug, clap::Args)]
@@ -39,6 +39,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    // Before anything pins this process, which narrows the cores it sees.
+    let stamp = workspace::stamp();
     let release = workspace::build_release(&["server", "ceiling"])?;
     let placement = Placement::choose(None, None, false)?;
     let mut targets = Vec::new();
@@ -99,14 +101,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             .context("reading the suite's results")?,
     )?;
     let _ = std::fs::remove_dir_all(&dir);
-    let mut table = table(&results, args, !targets.is_empty());
+    let mut table = table(&stamp, &results, args, !targets.is_empty());
     drop(targets);
     table.push_str(&memory_line(placement.as_ref())?);
     append_result("bench-server.md", args.out.as_deref(), &table)
 }
 
 /// The Markdown table: per test the medians of requests per second and of the per-round ratios.
-fn table(results: &SuiteResults, args: &Args, pgo: bool) -> String {
+fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String {
     let runs = |test: &str, target: &str| -> Vec<f64> {
         results
             .cell(test, 30, target, "loadgen")
@@ -120,7 +122,7 @@ fn table(results: &SuiteResults, args: &Args, pgo: bool) -> String {
     };
     let mut out = format!(
         "\n## {}, {} s per cell, median of {} rounds\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
-        workspace::stamp(),
+        stamp,
         args.duration.as_secs_f64(),
         args.rounds,
         args.duration.as_secs_f64(),
@@ -143,9 +145,9 @@ fn table(results: &SuiteResults, args: &Args, pgo: bool) -> String {
         let plain_ratios = ratios(&plain);
         let mut row = format!(
             "| {test} | {:.0} | {:.0} | {:.2} |",
-            median(ceiling.clone()),
-            median(plain.clone()),
-            median(plain_ratios.clone())
+            median_of(ceiling.clone()),
+            median_of(plain.clone()),
+            median_of(plain_ratios.clone())
         );
         let mut per_round: Vec<String> = plain_ratios.iter().map(|r| format!("{r:.2}")).collect();
         if pgo {
@@ -153,8 +155,8 @@ fn table(results: &SuiteResults, args: &Args, pgo: bool) -> String {
             let pgo_ratios = ratios(&optimised);
             row.push_str(&format!(
                 " {:.0} | {:.2} |",
-                median(optimised.clone()),
-                median(pgo_ratios.clone())
+                median_of(optimised.clone()),
+                median_of(pgo_ratios.clone())
             ));
             per_round = per_round
                 .iter()

@@ -12,7 +12,7 @@ use suite::output::SuiteResults;
 use suite::placement::Placement;
 use suite::target::{Target, TargetSpec};
 
-use crate::workspace::{self, append_result, field, median, run_pinned};
+use crate::workspace::{self, append_result, field, median_of, run_pinned};
 
 /// The suite's figure against a direct run's.
 #[derive(Debug, clap::Args)]
@@ -31,6 +31,8 @@ const DURATION: Duration = Duration::from_secs(3);
 const WARMUP: Duration = Duration::from_secs(1);
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    // Before anything pins this process, which narrows the cores it sees.
+    let stamp = workspace::stamp();
     let release = workspace::build_release(&["server", "loadgen-cli"])?;
     let placement = Placement::choose(None, None, false)?
         .context("suite-vs-direct pins the server and the client apart: it needs two cores")?;
@@ -101,13 +103,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let rounds: Vec<String> = ratios.iter().map(|r| format!("{r:.3}")).collect();
     let text = format!(
         "\n## {}\n\nCommand: `cargo xtask suite-vs-direct --test {} --rounds {}`\n\nsuite median {:.0} req/s, direct median {:.0} req/s; suite ÷ direct per round: {}; median {:.3}\n",
-        workspace::stamp(),
+        stamp,
         args.test,
         args.rounds,
-        median(suites),
-        median(directs),
+        median_of(suites),
+        median_of(directs),
         rounds.join(", "),
-        median(ratios)
+        median_of(ratios)
     );
     append_result("suite-vs-direct.md", args.out.as_deref(), &text)
 }

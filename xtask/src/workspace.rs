@@ -98,7 +98,7 @@ pub(crate) fn field(text: &str, label: &str) -> Option<f64> {
 }
 
 /// The median of `values` (loadgen's median), 0 for none.
-pub(crate) fn median(mut values: Vec<f64>) -> f64 {
+pub(crate) fn median_of(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     loadgen::stats::median(&values).unwrap_or(0.0)
 }

@@ -23,7 +23,7 @@ const INTERRUPTED_EXIT_CODE: i32 = 1;
 /// Runs the benchmark `options` describe (`command_line` is what the JSON file records),
 /// prints ab's report, writes the files asked for, and returns the exit code.
 pub fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
-    super::raise_open_file_limit(options.load.share().concurrency);
+    super::allow_connections(options.load.share().concurrency);
     let (plan, info) = load::plan_of(options)?;
     let heartbeat = Heartbeat::of(options);
     let start_wall = announce_start(options, &plan);

@@ -268,6 +268,11 @@ fn merge_command_lines() {
         ("-q a.json", "unknown option -q; usage: loadgen merge"),
         ("a.json --json", "--json needs a file; usage: loadgen merge"),
         ("a.json -e", "-e needs a file; usage: loadgen merge"),
+        (
+            "a.json --bogus",
+            "unknown option --bogus; usage: loadgen merge",
+        ),
+        ("-e", "-e needs a file; usage: loadgen merge"),
     ] {
         let error = merge(line).unwrap_err();
         assert!(error.message.contains(message), "{line:?}: {error}");
