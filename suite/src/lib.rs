@@ -70,8 +70,10 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
         None => default_manifest()?,
     };
     let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests)?;
-    // Before the suite pins itself, which narrows what this process sees.
+    // Before the suite pins itself, which narrows what this process sees; the cores this
+    // thread had come back when the run ends, however it ends.
     let machine = host::Machine::this();
+    let _restore = placement::SavedAffinity::save()?;
     let placement = Placement::choose(
         args.server_cpus.as_deref(),
         args.client_cpus.as_deref(),

@@ -77,6 +77,30 @@ impl Placement {
     }
 }
 
+/// The cores this thread may run on, saved, and set again when it is dropped: so that a caller
+/// of the suite (or of [`crate::target::Target::start`], which leaves the thread on the client
+/// cores) gets back the placement it had, and a later [`Placement::choose`] sees every core.
+#[derive(Debug)]
+pub struct SavedAffinity {
+    cpus: Vec<usize>,
+}
+
+impl SavedAffinity {
+    pub fn save() -> anyhow::Result<SavedAffinity> {
+        Ok(SavedAffinity {
+            cpus: allowed_cpus()?,
+        })
+    }
+}
+
+impl Drop for SavedAffinity {
+    fn drop(&mut self) {
+        if let Err(error) = pin(&self.cpus) {
+            eprintln!("loadgen suite: cannot restore this thread's cores: {error:#}");
+        }
+    }
+}
+
 fn list(cpus: &[usize]) -> String {
     cpus.iter()
         .map(usize::to_string)
@@ -84,7 +108,8 @@ fn list(cpus: &[usize]) -> String {
         .join(",")
 }
 
-fn allowed_cpus() -> anyhow::Result<Vec<usize>> {
+/// The cores this thread may run on.
+pub fn allowed_cpus() -> anyhow::Result<Vec<usize>> {
     let set = sched_getaffinity(Pid::from_raw(0)).context("sched_getaffinity")?;
     Ok((0..CpuSet::count())
         .filter(|&cpu| set.is_set(cpu).unwrap_or(false))

@@ -69,7 +69,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         "bench-loadgen pins the server and the client to cores of their own: it needs two",
     )?;
     let client_cpu = [placement.client_cpus[0]];
-    let ceiling = Target::start(
+    let ceiling = workspace::start_server(
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),
@@ -352,7 +352,7 @@ fn table(
 /// loadgen's peak resident memory on a million requests over 100 keep-alive connections,
 /// measured by a helper process whose only child it is (`cargo xtask peak-rss`).
 fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
-    let server = Target::start(
+    let server = workspace::start_server(
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),

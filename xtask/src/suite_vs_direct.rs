@@ -10,7 +10,7 @@ use anyhow::{Context as _, bail};
 use suite::client::CellSpec;
 use suite::output::SuiteResults;
 use suite::placement::Placement;
-use suite::target::{Target, TargetSpec};
+use suite::target::TargetSpec;
 
 use crate::workspace::{self, append_result, field, median_of, run_pinned};
 
@@ -82,7 +82,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             .context("no cell")?;
         suites.push(cell.requests_per_second);
 
-        let target = Target::start(&server, Some(&placement))?;
+        let target = workspace::start_server(&server, Some(&placement))?;
         let spec = CellSpec {
             url: target.url.clone(),
             body_file: case.body_file.clone(),

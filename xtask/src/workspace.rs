@@ -137,3 +137,14 @@ pub(crate) fn append_result(name: &str, path: Option<&Path>, text: &str) -> anyh
     eprintln!("appended to {}", path.display());
     Ok(())
 }
+
+/// Starts a server as the suite does (on the placement's server cores, its address read from
+/// its listening line), leaving this thread's cores as they were: the suite's next
+/// `Placement::choose` must see every core.
+pub(crate) fn start_server(
+    spec: &suite::target::TargetSpec,
+    placement: Option<&suite::placement::Placement>,
+) -> anyhow::Result<suite::target::Target> {
+    let _restore = suite::placement::SavedAffinity::save()?;
+    suite::target::Target::start(spec, placement)
+}

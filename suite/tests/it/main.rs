@@ -1,4 +1,5 @@
 //! Integration tests of the suite: `loadgen suite` end to end (the workspace's loadgen and
 //! wstest-server binaries, misbehaving test servers, bad manifests, ab beside loadgen).
 
+mod placement;
 mod runs;
