@@ -324,3 +324,69 @@ fn hostile_bytes_never_panic_and_never_overrun() {
         let _ = parser.finish_at_close(&checks);
     }
 }
+
+/// A reader that hands out at most `step` bytes a read, as a slow socket does.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(out.len()).min(self.bytes.len());
+        out[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+/// `read_whole`, which the suite's check reads an answer with: the status and the whole body
+/// (de-chunked), from any split of the bytes; it stops at the response's end, not at the close;
+/// a response cut short is an error, not an answer.
+#[test]
+fn read_whole_keeps_the_body_of_one_response() {
+    use loadgen::http::{ReadError, read_whole};
+    let cases: &[(&str, &[u8], Result<(u16, &[u8]), &str>)] = &[
+        (
+            "content-length, then bytes of a next response that are not read",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 500",
+            Ok((200, b"hello")),
+        ),
+        (
+            "chunked with a trailer",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;x=1\r\nabc\r\n2\r\nde\r\n0\r\nT: 1\r\n\r\n",
+            Ok((200, b"abcde")),
+        ),
+        (
+            "close-delimited",
+            b"HTTP/1.0 500 Oops\r\n\r\nfault text",
+            Ok((500, b"fault text")),
+        ),
+        (
+            "an interim 100 first",
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
+            Ok((201, b"ok")),
+        ),
+        (
+            "cut short",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nhello",
+            Err("closed before the response was whole"),
+        ),
+        ("not HTTP", b"SSH-2.0-OpenSSH\r\n\r\n", Err("malformed status line")),
+    ];
+    for (name, bytes, expected) in cases {
+        for step in [1, 7, usize::MAX] {
+            let mut reader = Trickle { bytes, step };
+            let got = read_whole(&mut reader, false);
+            match (expected, got) {
+                (Ok((status, body)), Ok((response, kept))) => {
+                    assert_eq!((response.status, kept.as_slice()), (*status, *body), "{name}, {step}");
+                }
+                (Err(message), Err(error @ (ReadError::Closed | ReadError::Parse(_)))) => {
+                    assert!(error.to_string().contains(message), "{name}, {step}: {error}");
+                }
+                (expected, got) => panic!("{name}, {step}: expected {expected:?}, got {got:?}"),
+            }
+        }
+    }
+}
