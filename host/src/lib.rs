@@ -6,6 +6,10 @@
 //!   OS, architecture), read from `/proc` and the standard library.
 //! - [`raise_open_file_limit`]: the soft limit of open files raised as far as a tool needs,
 //!   with the limit it got when that is less.
+//! - [`process`]: a process tree's CPU time and resident memory from `/proc`, sampled while a
+//!   load runs.
+
+pub mod process;
 
 use serde::{Deserialize, Serialize};
 

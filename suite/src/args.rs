@@ -33,6 +33,14 @@ pub(crate) struct Args {
     /// A running server to measure, NAME=URL (repeatable).
     #[arg(long = "target", value_name = "NAME=URL")]
     pub(crate) targets: Vec<String>,
+    /// The process of a --target's server, NAME=PID (repeatable): its CPU and memory are then
+    /// measured as those of servers the suite starts.
+    #[arg(long = "target-pid", value_name = "NAME=PID")]
+    pub(crate) target_pids: Vec<String>,
+    /// Show each cell's cost beside its rate: requests per server CPU-second, the server's peak
+    /// memory, and the client's CPU per request (results.json and CSV always have them).
+    #[arg(long)]
+    pub(crate) resources: bool,
     /// A server the suite starts and stops (repeatable): `wstest` (ours), `ceiling` (the HTTP
     /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-jibx, node-soap,
     /// python-spyne). With no --target and no --stack: wstest.

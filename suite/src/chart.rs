@@ -1,5 +1,6 @@
 //! SVG charts of a suite run, drawn with plotters: requests per second per test grouped by
-//! target, p50 and p99 latency per test and target, and requests per second against
+//! target, p50 and p99 latency per test and target, requests per second of server CPU per test
+//! and target (when the targets' processes were known), and requests per second against
 //! concurrency when more than one concurrency was swept.
 
 use std::path::Path;
@@ -19,8 +20,9 @@ const WIDTH: u32 = 1000;
 const SLOT: i32 = 1000;
 const HEIGHT: u32 = 520;
 
-/// Writes `tps.svg`, `latency.svg` and, when more than one concurrency was swept,
-/// `tps-concurrency.svg` into `dir`; returns their file names.
+/// Writes `tps.svg`, `latency.svg`, `efficiency.svg` when some target's cost was measured, and
+/// `tps-concurrency.svg` when more than one concurrency was swept, into `dir`; returns their
+/// file names.
 pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut written = Vec::new();
     let concurrency = chart_concurrency(results);
@@ -32,6 +34,16 @@ pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Ve
     grouped_bars(results, concurrency, Metric::Latency, &latency)
         .with_context(|| format!("drawing {}", latency.display()))?;
     written.push("latency.svg".to_owned());
+    let measured_cost = results.cells.iter().any(|cell| {
+        cell.summary
+            .is_some_and(|summary| summary.requests_per_cpu_second.is_some())
+    });
+    if measured_cost {
+        let efficiency = dir.join("efficiency.svg");
+        grouped_bars(results, concurrency, Metric::Efficiency, &efficiency)
+            .with_context(|| format!("drawing {}", efficiency.display()))?;
+        written.push("efficiency.svg".to_owned());
+    }
     if results.concurrencies.len() > 1 {
         let sweep = dir.join("tps-concurrency.svg");
         concurrency_lines(results, &sweep)
@@ -54,6 +66,8 @@ fn chart_concurrency(results: &SuiteResults) -> u32 {
 enum Metric {
     Tps,
     Latency,
+    /// Requests per second of the target's CPU.
+    Efficiency,
 }
 
 fn subtitle(results: &SuiteResults) -> String {
@@ -101,7 +115,9 @@ fn grouped_bars(
     path: &Path,
 ) -> anyhow::Result<()> {
     let clients: Vec<&str> = match metric {
-        Metric::Tps => results.clients.iter().map(|c| c.name.as_str()).collect(),
+        Metric::Tps | Metric::Efficiency => {
+            results.clients.iter().map(|c| c.name.as_str()).collect()
+        }
         Metric::Latency => results
             .clients
             .iter()
@@ -117,13 +133,16 @@ fn grouped_bars(
                 let slot = target_idx * clients.len() + client_idx;
                 let value = cell
                     .and_then(|cell| cell.summary)
-                    .map(|summary| match metric {
-                        Metric::Tps => (
+                    .and_then(|summary| match metric {
+                        Metric::Tps => Some((
                             summary.requests_per_second,
                             summary.requests_per_second_min,
                             summary.requests_per_second_max,
-                        ),
-                        Metric::Latency => (summary.p99_ms, summary.p50_ms, summary.p99_ms),
+                        )),
+                        Metric::Latency => Some((summary.p99_ms, summary.p50_ms, summary.p99_ms)),
+                        Metric::Efficiency => summary
+                            .requests_per_cpu_second
+                            .map(|rate| (rate, rate, rate)),
                     });
                 let wrong = cell.is_some_and(|cell| cell.wrong.is_some());
                 bars.push(Bar {
@@ -143,7 +162,9 @@ fn grouped_bars(
             .flat_map(|(value, low, high)| [value, low, high]),
     );
     let client_note = match (metric, clients.len()) {
-        (Metric::Tps, 2) => format!(", {} dark, {} light", clients[0], clients[1]),
+        (Metric::Tps | Metric::Efficiency, 2) => {
+            format!(", {} dark, {} light", clients[0], clients[1])
+        }
         (Metric::Latency, _) => format!(", {}", clients[0]),
         _ => String::new(),
     };
@@ -159,6 +180,12 @@ fn grouped_bars(
                 "WSTest latency by test, c={concurrency}{client_note}: p50 dark, p99 light (lower is better)"
             ),
             "latency (ms)",
+        ),
+        Metric::Efficiency => (
+            format!(
+                "WSTest requests per second of server CPU by test, c={concurrency}{client_note} (higher is better)"
+            ),
+            "requests per server CPU-second",
         ),
     };
     let y_desc = format!("{y_desc}{}", scale.note());
@@ -240,7 +267,7 @@ impl BarLayout<'_> {
             .x_label_style(charts::label_font())
             .y_desc(self.y_desc)
             .y_label_formatter(&|y| match metric {
-                Metric::Tps => format!("{y:.0}"),
+                Metric::Tps | Metric::Efficiency => format!("{y:.0}"),
                 Metric::Latency => format!("{y:.2}"),
             })
             .draw()?;
@@ -265,7 +292,7 @@ impl BarLayout<'_> {
                 continue;
             };
             match self.metric {
-                Metric::Tps => {
+                Metric::Tps | Metric::Efficiency => {
                     chart.draw_series(std::iter::once(Rectangle::new(
                         [(x0, floor), (x1, height)],
                         colour.filled(),
@@ -308,7 +335,7 @@ fn draw_legend(
         area.draw(&Text::new(target.name.clone(), (30, y), font.clone()))?;
         y += 22;
     }
-    if metric == Metric::Tps && clients.len() == 2 {
+    if metric != Metric::Latency && clients.len() == 2 {
         y += 10;
         let grey = charts::GREY;
         for (idx, client) in clients.iter().enumerate() {

@@ -39,6 +39,29 @@ pub struct CellFigures {
     /// Everything the client reported: loadgen's `--json` document (histograms included), or
     /// ab's figures and its report's text.
     pub document: serde_json::Value,
+    /// The measured phase on the wall clock (seconds since the epoch, from and to): what the
+    /// resources are cut to, so that a warm-up costs nothing.
+    #[serde(default)]
+    pub measured_unix: Option<(f64, f64)>,
+    /// The client's CPU over the measured phase, when the client runs apart and measures it
+    /// itself (ab: getrusage of its process).
+    #[serde(default)]
+    pub client_cpu_s: Option<f64>,
+    /// What the target and the client spent over the measured phase (the matrix's sampler).
+    #[serde(default)]
+    pub resources: Option<Resources>,
+}
+
+/// What one run cost: the target's process tree and the client.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Resources {
+    /// User and system CPU of the target's process tree; `None` for a target whose process the
+    /// suite does not know (a `--target` without `--target-pid`).
+    pub server_cpu_s: Option<f64>,
+    /// The largest resident memory of the target's tree sampled in the run.
+    pub peak_rss_kb: Option<u64>,
+    /// The client's CPU (loadgen's in this process, or ab's).
+    pub client_cpu_s: Option<f64>,
 }
 
 /// A load client the suite can drive.
@@ -131,8 +154,14 @@ impl LoadClient for AbClient {
             self.run_ab(&self.args(cell, cell.warmup))?;
         }
         let args = self.args(cell, cell.duration);
+        let (cpu_before, from) = (children_cpu_s(), unix_now());
         let report = self.run_ab(&args)?;
-        parse_ab_report(&report).with_context(|| format!("reading ab's report:\n{report}"))
+        let (cpu_after, to) = (children_cpu_s(), unix_now());
+        let mut figures =
+            parse_ab_report(&report).with_context(|| format!("reading ab's report:\n{report}"))?;
+        figures.measured_unix = Some((from, to));
+        figures.client_cpu_s = cpu_before.zip(cpu_after).map(|(a, b)| b - a);
+        Ok(figures)
     }
 }
 
@@ -182,5 +211,23 @@ pub fn parse_ab_report(report: &str) -> anyhow::Result<CellFigures> {
             "p99_ms": p99_ms,
             "report": report,
         }),
+        measured_unix: None,
+        client_cpu_s: None,
+        resources: None,
     })
+}
+
+/// User and system CPU of the children this process has reaped, seconds.
+fn children_cpu_s() -> Option<f64> {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
+    Some(seconds(usage.user_time()) + seconds(usage.system_time()))
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_secs_f64()
 }

@@ -35,7 +35,7 @@ use crate::args::{Args, Format};
 use crate::client::{AbClient, LoadClient};
 use crate::loadgen_client::Loadgen;
 use crate::matrix::Matrix;
-use crate::output::{Described, SuiteResults};
+use crate::output::{Described, Show, SuiteResults};
 use crate::placement::Placement;
 use crate::target::{Target, TargetSpec};
 
@@ -56,13 +56,17 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
             return Ok(code);
         }
     };
+    let show = Show {
+        latency: args.latency,
+        resources: args.resources,
+    };
     if let Some(dir) = &args.redraw {
         let path = dir.join("results.json");
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         let results: SuiteResults = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a suite's results.json", path.display()))?;
-        write_out(&results, dir, args.latency)?;
+        write_out(&results, dir, show)?;
         return Ok(0);
     }
     let manifest_path = match &args.manifest {
@@ -141,13 +145,13 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
     };
     drop(targets);
     match args.format {
-        Format::Table => print!("{}", results.text(args.latency)),
-        Format::Markdown => print!("{}", results.markdown(args.latency)),
+        Format::Table => print!("{}", results.text(show)),
+        Format::Markdown => print!("{}", results.markdown(show)),
         Format::Csv => print!("{}", results.csv()),
         Format::Json => println!("{}", serde_json::to_string_pretty(&results)?),
     }
     if let Some(dir) = &args.out {
-        write_out(&results, dir, args.latency)?;
+        write_out(&results, dir, show)?;
     }
     let clean = results.cells.iter().all(|cell| {
         cell.wrong.is_none()
@@ -160,7 +164,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
 
 /// `results.json` (unless it is there already: `--redraw` reads it), `results.md` (the table,
 /// then the charts) and the SVG charts.
-fn write_out(results: &SuiteResults, dir: &Path, latency: bool) -> anyhow::Result<()> {
+fn write_out(results: &SuiteResults, dir: &Path, show: Show) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json_path = dir.join("results.json");
     let json = serde_json::to_string_pretty(results)? + "\n";
@@ -169,7 +173,7 @@ fn write_out(results: &SuiteResults, dir: &Path, latency: bool) -> anyhow::Resul
             .with_context(|| format!("writing {}", json_path.display()))?;
     }
     let charts = chart::write_all(results, dir)?;
-    let mut markdown = results.markdown(latency);
+    let mut markdown = results.markdown(show);
     markdown.push('\n');
     for chart in charts {
         markdown.push_str(&format!("![{chart}]({chart})\n"));
@@ -221,6 +225,21 @@ fn target_specs(args: &Args, manifest_path: &Path) -> anyhow::Result<Vec<TargetS
         };
         specs.push(spec);
     }
+    let mut pids = Vec::new();
+    for given in &args.target_pids {
+        let pid = given
+            .split_once('=')
+            .and_then(|(name, pid)| Some((name, pid.parse::<u32>().ok()?)))
+            .with_context(|| format!("--target-pid {given:?}: expected NAME=PID"))?;
+        if !args
+            .targets
+            .iter()
+            .any(|target| target.split_once('=').map(|t| t.0) == Some(pid.0))
+        {
+            bail!("--target-pid {given:?}: no --target is named {:?}", pid.0);
+        }
+        pids.push(pid);
+    }
     for target in &args.targets {
         let Some((name, url)) = target.split_once('=') else {
             bail!("--target {target:?}: expected NAME=URL");
@@ -230,6 +249,10 @@ fn target_specs(args: &Args, manifest_path: &Path) -> anyhow::Result<Vec<TargetS
         specs.push(TargetSpec::Url {
             name: name.to_owned(),
             url,
+            pid: pids
+                .iter()
+                .find(|(given, _)| *given == name)
+                .map(|(_, pid)| *pid),
         });
     }
     for (idx, spec) in specs.iter().enumerate() {

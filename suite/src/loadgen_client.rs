@@ -91,6 +91,9 @@ impl LoadClient for Loadgen {
             non_2xx: counters.non_2xx,
             p50_ms: percentile_ms(0.50),
             p99_ms: percentile_ms(0.99),
+            measured_unix: Some((report.started_unix, report.ended_unix)),
+            client_cpu_s: None,
+            resources: None,
             document: serde_json::to_value(&report).context("serialising the run")?,
         })
     }

@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 use loadgen::stats::median;
 
 use crate::check;
-use crate::client::{CellFigures, CellSpec, LoadClient};
+use host::process::{Sampler, Scope, usage_between};
+
+use crate::client::{CellFigures, CellSpec, LoadClient, Resources};
 use crate::manifest::Case;
 use crate::target::Target;
 
@@ -41,6 +43,20 @@ pub struct Summary {
     /// Failed and non-2xx requests over all runs (0 for a clean cell).
     pub failed: u64,
     pub non_2xx: u64,
+    /// The target's CPU over a run's measured phase, seconds (median of the runs); `None`
+    /// where its process is not known.
+    #[serde(default)]
+    pub server_cpu_s: Option<f64>,
+    /// Requests answered per second of the target's CPU (median of the runs' own ratios).
+    #[serde(default)]
+    pub requests_per_cpu_second: Option<f64>,
+    /// The target's largest resident memory in any run, kB.
+    #[serde(default)]
+    pub peak_rss_kb: Option<u64>,
+    /// The client's CPU per request, µs (median of the runs): near a core's worth per request
+    /// rate, the client may be the limit.
+    #[serde(default)]
+    pub client_cpu_us_per_request: Option<f64>,
 }
 
 impl Summary {
@@ -56,6 +72,15 @@ impl Summary {
         let tps = sorted(&mut runs.iter().map(|run| run.requests_per_second));
         let p50 = sorted(&mut runs.iter().map(|run| run.p50_ms));
         let p99 = sorted(&mut runs.iter().map(|run| run.p99_ms));
+        let resources = runs.iter().filter_map(|run| Some((run, run.resources?)));
+        let server_cpu = sorted(&mut resources.clone().filter_map(|(_, r)| r.server_cpu_s));
+        let per_cpu = sorted(&mut resources.clone().filter_map(|(run, r)| {
+            let cpu = r.server_cpu_s.filter(|cpu| *cpu > 0.0)?;
+            Some(run.complete as f64 / cpu)
+        }));
+        let client_us = sorted(&mut resources.clone().filter_map(|(run, r)| {
+            (run.complete > 0).then(|| r.client_cpu_s.map(|cpu| cpu * 1e6 / run.complete as f64))?
+        }));
         Some(Summary {
             requests_per_second: median(&tps)?,
             requests_per_second_min: tps[0],
@@ -64,6 +89,10 @@ impl Summary {
             p99_ms: median(&p99)?,
             failed: runs.iter().map(|run| run.failed).sum(),
             non_2xx: runs.iter().map(|run| run.non_2xx).sum(),
+            server_cpu_s: median(&server_cpu),
+            requests_per_cpu_second: median(&per_cpu),
+            peak_rss_kb: resources.filter_map(|(_, r)| r.peak_rss_kb).max(),
+            client_cpu_us_per_request: median(&client_us),
         })
     }
 }
@@ -175,7 +204,34 @@ impl Matrix<'_> {
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
         };
-        let figures = client.run(&spec).with_context(|| {
+        // The target's tree and this process (where loadgen runs) are read all through the
+        // run; what they spent is cut to the client's measured phase afterwards.
+        let server =
+            match target.pid() {
+                Some(pid) => Some(Sampler::start(pid, Scope::Tree).with_context(|| {
+                    format!("target {} (pid {pid}) is not running", target.name)
+                })?),
+                None => None,
+            };
+        let this = Sampler::start(std::process::id(), Scope::Process).ok();
+        let outcome = client.run(&spec);
+        let (server, this) = (server.map(Sampler::stop), this.map(Sampler::stop));
+        // A client that failed may have seen the server die before the stack's own process
+        // (a shell, `timeout`) is seen to exit: give it a moment to, so that the error says so.
+        let patience = if outcome.is_err() {
+            Duration::from_secs(1)
+        } else {
+            Duration::ZERO
+        };
+        if let Some(status) = target.exited_within(patience) {
+            bail!(
+                "target {} exited ({status}) during {} (c={concurrency}, {})",
+                target.name,
+                case.test,
+                client.name()
+            );
+        }
+        let mut figures = outcome.with_context(|| {
             format!(
                 "{} on {} ({}, c={concurrency}) with {}",
                 case.test,
@@ -184,13 +240,19 @@ impl Matrix<'_> {
                 client.name()
             )
         })?;
-        if let Some(status) = target.exited() {
-            bail!(
-                "target {} exited ({status}) during {}",
-                target.name,
-                case.test
-            );
-        }
+        figures.resources = figures.measured_unix.map(|(from, to)| {
+            let usage = |readings: &Option<Vec<host::process::Reading>>| {
+                usage_between(readings.as_deref()?, from, to)
+            };
+            let server = usage(&server);
+            Resources {
+                server_cpu_s: server.map(|usage| usage.cpu_s),
+                peak_rss_kb: server.map(|usage| usage.peak_rss_kb),
+                client_cpu_s: figures
+                    .client_cpu_s
+                    .or_else(|| usage(&this).map(|usage| usage.cpu_s)),
+            }
+        });
         if figures.complete == 0 && figures.failed == 0 {
             eprintln!(
                 "{} on {} (c={concurrency}, {}): no request completed within the cell; a longer --duration would measure it",

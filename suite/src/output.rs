@@ -8,6 +8,15 @@ use serde::{Deserialize, Serialize};
 use host::Machine;
 
 use crate::matrix::CellResult;
+
+/// What the table shows beside requests per second.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Show {
+    /// p50 and p99 latency.
+    pub latency: bool,
+    /// Requests per server CPU-second, the server's peak memory, the client's CPU per request.
+    pub resources: bool,
+}
 use crate::placement::Placement;
 
 /// Everything a run found, with what is needed to repeat it.
@@ -95,8 +104,9 @@ impl SuiteResults {
         )
     }
 
-    /// The text of one cell: `68029 [66011-70123]`, and with `latency` ` p50 0.41 p99 1.20 ms`.
-    fn cell_text(&self, cell: Option<&CellResult>, latency: bool) -> String {
+    /// The text of one cell: `68029 [66011-70123]`, with `latency` ` p50 0.41 p99 1.20 ms`, and
+    /// with `resources` ` 71k/cpu-s 14 MB client 8.1 us`.
+    fn cell_text(&self, cell: Option<&CellResult>, show: Show) -> String {
         let Some(cell) = cell else {
             return "-".to_owned();
         };
@@ -112,12 +122,25 @@ impl SuiteResults {
             summary.requests_per_second_min,
             summary.requests_per_second_max
         );
-        if latency {
+        if show.latency {
             let _ = write!(
                 text,
                 " p50 {:.2} p99 {:.2} ms",
                 summary.p50_ms, summary.p99_ms
             );
+        }
+        if show.resources {
+            let per_cpu = summary
+                .requests_per_cpu_second
+                .map_or_else(|| "n/a".to_owned(), |rate| format!("{:.0}k", rate / 1000.0));
+            let memory = summary.peak_rss_kb.map_or_else(
+                || "n/a".to_owned(),
+                |kb| format!("{} MB", kb.div_ceil(1024)),
+            );
+            let client = summary
+                .client_cpu_us_per_request
+                .map_or_else(|| "n/a".to_owned(), |us| format!("{us:.1} us"));
+            let _ = write!(text, " {per_cpu}/cpu-s {memory} client {client}");
         }
         if summary.failed + summary.non_2xx > 0 {
             let _ = write!(text, " ({} failed)", summary.failed + summary.non_2xx);
@@ -126,7 +149,7 @@ impl SuiteResults {
     }
 
     /// The rows: a test and a concurrency, then one text per column.
-    fn rows(&self, latency: bool) -> Vec<(String, u32, Vec<String>)> {
+    fn rows(&self, show: Show) -> Vec<(String, u32, Vec<String>)> {
         let mut rows = Vec::new();
         for test in &self.tests {
             for &concurrency in &self.concurrencies {
@@ -134,7 +157,7 @@ impl SuiteResults {
                     .columns()
                     .iter()
                     .map(|(target, client)| {
-                        self.cell_text(self.cell(test, concurrency, target, client), latency)
+                        self.cell_text(self.cell(test, concurrency, target, client), show)
                     })
                     .collect();
                 rows.push((test.clone(), concurrency, texts));
@@ -144,13 +167,13 @@ impl SuiteResults {
     }
 
     /// The table, aligned for a terminal.
-    pub fn text(&self, latency: bool) -> String {
+    pub fn text(&self, show: Show) -> String {
         let headers: Vec<String> = self
             .columns()
             .iter()
             .map(|(target, client)| self.column_title(target, client))
             .collect();
-        let rows = self.rows(latency);
+        let rows = self.rows(show);
         let test_width = rows.iter().map(|row| row.0.len()).max().unwrap_or(4).max(4);
         let widths: Vec<usize> = headers
             .iter()
@@ -180,7 +203,7 @@ impl SuiteResults {
     }
 
     /// The table in Markdown, with the title and the versions below it.
-    pub fn markdown(&self, latency: bool) -> String {
+    pub fn markdown(&self, show: Show) -> String {
         let mut out = format!("{}\n\n| test | c |", self.title());
         for (target, client) in self.columns() {
             let _ = write!(out, " {} |", self.column_title(&target, &client));
@@ -190,7 +213,7 @@ impl SuiteResults {
             out.push_str("---:|");
         }
         out.push('\n');
-        for (test, concurrency, texts) in self.rows(latency) {
+        for (test, concurrency, texts) in self.rows(show) {
             let _ = write!(out, "| {test} | {concurrency} |");
             for text in texts {
                 let _ = write!(out, " {text} |");
@@ -211,7 +234,7 @@ impl SuiteResults {
     /// One line per cell.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs\n",
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request\n",
         );
         for cell in &self.cells {
             let _ = write!(
@@ -226,12 +249,15 @@ impl SuiteResults {
                     } else {
                         "none"
                     };
-                    let _ = writeln!(out, "{status},,,,,,,,{}", cell.runs.len());
+                    let _ = writeln!(out, "{status},,,,,,,,{},,,,", cell.runs.len());
                 }
                 (None, Some(s)) => {
+                    let optional = |value: Option<f64>, digits: usize| {
+                        value.map_or_else(String::new, |value| format!("{value:.digits$}"))
+                    };
                     let _ = writeln!(
                         out,
-                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{}",
+                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{}",
                         s.requests_per_second,
                         s.requests_per_second_min,
                         s.requests_per_second_max,
@@ -239,7 +265,11 @@ impl SuiteResults {
                         s.p99_ms,
                         s.failed,
                         s.non_2xx,
-                        cell.runs.len()
+                        cell.runs.len(),
+                        optional(s.server_cpu_s, 3),
+                        optional(s.requests_per_cpu_second, 0),
+                        s.peak_rss_kb.map_or_else(String::new, |kb| kb.to_string()),
+                        optional(s.client_cpu_us_per_request, 2),
                     );
                 }
             }

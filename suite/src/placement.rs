@@ -78,7 +78,7 @@ impl Placement {
 }
 
 /// The cores this thread may run on, saved, and set again when it is dropped: so that a caller
-/// of the suite (or of [`crate::target::Target::start`], which leaves the thread on the client
+/// of the suite (or of `Target::start`, which leaves the thread on the client
 /// cores) gets back the placement it had, and a later [`Placement::choose`] sees every core.
 #[derive(Debug)]
 pub struct SavedAffinity {

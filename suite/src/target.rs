@@ -26,8 +26,12 @@ pub enum TargetSpec {
     Binary { name: String, program: PathBuf },
     /// A stack's folder with `setup.sh` and `start.sh`.
     Stack { name: String, dir: PathBuf },
-    /// A server someone else runs.
-    Url { name: String, url: Url },
+    /// A server someone else runs; with `--target-pid`, its process, for its resources.
+    Url {
+        name: String,
+        url: Url,
+        pid: Option<u32>,
+    },
 }
 
 impl TargetSpec {
@@ -48,18 +52,27 @@ pub struct Target {
     pub version: String,
     /// The server process, when the suite started it; stopped on drop.
     process: Option<ServerProcess>,
+    /// `--target-pid`: the process of a server someone else runs.
+    given_pid: Option<u32>,
 }
 
 impl Target {
     /// Starts the target (servers on the placement's server cores), or takes its URL.
     pub fn start(spec: &TargetSpec, placement: Option<&Placement>) -> anyhow::Result<Target> {
         match spec {
-            TargetSpec::Url { name, url } => Ok(Target {
-                name: name.clone(),
-                url: url.clone(),
-                version: "running at the URL given".to_owned(),
-                process: None,
-            }),
+            TargetSpec::Url { name, url, pid } => {
+                if let Some(pid) = pid {
+                    host::process::read(*pid, host::process::Scope::Process)
+                        .with_context(|| format!("--target-pid {name}={pid}"))?;
+                }
+                Ok(Target {
+                    name: name.clone(),
+                    url: url.clone(),
+                    version: "running at the URL given".to_owned(),
+                    process: None,
+                    given_pid: *pid,
+                })
+            }
             TargetSpec::Binary { name, program } => {
                 let version = command_output(Command::new(program).arg("--version"))
                     .unwrap_or_else(|| "unknown".to_owned());
@@ -72,6 +85,7 @@ impl Target {
                     url,
                     version,
                     process: Some(process),
+                    given_pid: None,
                 })
             }
             TargetSpec::Stack { name, dir } => {
@@ -89,22 +103,37 @@ impl Target {
                     url,
                     version,
                     process: Some(process),
+                    given_pid: None,
                 })
             }
         }
     }
 
-    /// The server's process id, when the suite started it.
+    /// The server's process id: the one the suite started, or `--target-pid`'s.
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().map(|process| process.child.id())
+        self.process
+            .as_ref()
+            .map(|process| process.child.id())
+            .or(self.given_pid)
     }
 
     /// Whether the server the suite started has exited (with its status).
     pub fn exited(&mut self) -> Option<String> {
+        self.exited_within(Duration::ZERO)
+    }
+
+    /// Whether the server the suite started exits within `patience` (with its status).
+    pub fn exited_within(&mut self, patience: Duration) -> Option<String> {
         let process = self.process.as_mut()?;
-        match process.child.try_wait() {
-            Ok(Some(status)) => Some(status.to_string()),
-            _ => None,
+        let deadline = Instant::now() + patience;
+        loop {
+            match process.child.try_wait() {
+                Ok(Some(status)) => return Some(status.to_string()),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                _ => return None,
+            }
         }
     }
 }

@@ -67,35 +67,54 @@ impl Rng {
     }
 }
 
-/// The binary `name` of the workspace's package `package`, beside the running test's own
-/// target folder (`target/debug/`), built with cargo first when it is not there: how one
-/// crate's tests run another package's binary.
+/// The binary `name` of the workspace's package `package`, built (or found up to date) by cargo
+/// in the running test's own target folder: how one crate's tests run another package's binary.
+/// `cargo test -p one-package` builds no other package's binaries, so asking cargo every time
+/// is what keeps a test from running a stale one.
 pub fn workspace_bin(name: &str, package: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
-    // target/debug/deps/it-HASH -> target/debug/NAME
+    // target/PROFILE/deps/it-HASH -> target/PROFILE/NAME
     let dir = exe
         .parent()
         .and_then(std::path::Path::parent)
         .expect("a test binary lives in target/PROFILE/deps");
     let path = dir.join(name);
-    if !path.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-q",
-                "-p",
-                package,
-                "--bin",
-                name,
-                "--manifest-path",
-            ])
-            .arg(manifest)
-            .status()
-            .expect("running cargo build");
-        assert!(status.success(), "building {name} ({package})");
+    // Once per test process and binary: cargo's check that nothing changed costs a few hundred
+    // milliseconds, and the tests of a binary ask for it many times.
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if built.iter().any(|done| done == name) {
+        return path;
     }
+    let profile = dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("debug");
+    let target_dir = dir.parent().expect("target/PROFILE has a parent");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let mut command = Command::new(cargo);
+    command
+        .args([
+            "build",
+            "-q",
+            "-p",
+            package,
+            "--bin",
+            name,
+            "--manifest-path",
+        ])
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir);
+    if profile == "release" {
+        command.arg("--release");
+    }
+    let status = command.status().expect("running cargo build");
+    assert!(status.success(), "building {name} ({package})");
+    built.push(name.to_owned());
     path
 }
 

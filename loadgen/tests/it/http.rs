@@ -346,7 +346,9 @@ impl std::io::Read for Trickle<'_> {
 #[test]
 fn read_whole_keeps_the_body_of_one_response() {
     use loadgen::http::{ReadError, read_whole};
-    let cases: &[(&str, &[u8], Result<(u16, &[u8]), &str>)] = &[
+    /// (what it is, the bytes, the status and body read, or the error's text)
+    type Case<'a> = (&'a str, &'a [u8], Result<(u16, &'a [u8]), &'a str>);
+    let cases: &[Case] = &[
         (
             "content-length, then bytes of a next response that are not read",
             b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 500",
@@ -380,10 +382,17 @@ fn read_whole_keeps_the_body_of_one_response() {
             let got = read_whole(&mut reader, false);
             match (expected, got) {
                 (Ok((status, body)), Ok((response, kept))) => {
-                    assert_eq!((response.status, kept.as_slice()), (*status, *body), "{name}, {step}");
+                    assert_eq!(
+                        (response.status, kept.as_slice()),
+                        (*status, *body),
+                        "{name}, {step}"
+                    );
                 }
                 (Err(message), Err(error @ (ReadError::Closed | ReadError::Parse(_)))) => {
-                    assert!(error.to_string().contains(message), "{name}, {step}: {error}");
+                    assert!(
+                        error.to_string().contains(message),
+                        "{name}, {step}: {error}"
+                    );
                 }
                 (expected, got) => panic!("{name}, {step}: expected {expected:?}, got {got:?}"),
             }

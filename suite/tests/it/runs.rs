@@ -109,6 +109,17 @@ fn the_results_folder_holds_every_case_and_the_charts() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // The CSV has the cost of every cell.
+    let csv = text(&output.stdout);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let column = header
+        .iter()
+        .position(|name| *name == "requests_per_cpu_second")
+        .unwrap();
+    for row in csv.lines().skip(1) {
+        let value = row.split(',').nth(column).unwrap();
+        assert!(value.parse::<f64>().unwrap() > 0.0, "{row}");
+    }
     let results: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     let cells = results["cells"].as_array().unwrap();
@@ -121,11 +132,27 @@ fn the_results_folder_holds_every_case_and_the_charts() {
                 .unwrap_or_else(|| panic!("no cell {test} c={concurrency}"));
             let tps = cell["summary"]["requests_per_second"].as_f64().unwrap();
             assert!(tps > 0.0, "{test} c={concurrency}: {cell}");
+            // What the server (the suite started it) and the client spent, in every cell.
+            let summary = &cell["summary"];
+            let server_cpu = summary["server_cpu_s"].as_f64().unwrap();
+            let per_cpu = summary["requests_per_cpu_second"].as_f64().unwrap();
+            let peak_kb = summary["peak_rss_kb"].as_u64().unwrap();
+            let client_us = summary["client_cpu_us_per_request"].as_f64().unwrap();
+            assert!(server_cpu > 0.0 && per_cpu > 0.0, "{test}: {summary}");
+            // A server of one thread cannot spend more than the time it was measured.
+            assert!(server_cpu < 0.1 * 1.5 + 0.05, "{test}: {summary}");
+            assert!((1024..1024 * 1024).contains(&peak_kb), "{test}: {summary}");
+            assert!(client_us > 0.0, "{test}: {summary}");
             // Each run keeps loadgen's whole JSON document, histograms included.
             assert!(cell["runs"][0]["document"]["histograms"]["total"].is_string());
         }
     }
-    for chart in ["tps.svg", "latency.svg", "tps-concurrency.svg"] {
+    for chart in [
+        "tps.svg",
+        "latency.svg",
+        "efficiency.svg",
+        "tps-concurrency.svg",
+    ] {
         let svg = std::fs::read_to_string(out.join(chart)).unwrap();
         roxmltree::Document::parse(&svg).unwrap_or_else(|error| panic!("{chart}: {error}"));
         for test in TESTS {
@@ -292,6 +319,26 @@ fn bad_suite_arguments_are_clear_errors() {
     // (arguments, exit code, text on stderr); each fails before any server starts.
     let cases: &[(&[&str], i32, &str)] = &[
         (
+            &[
+                "--target",
+                "t=http://127.0.0.1:9/x",
+                "--target-pid",
+                "t=4194305",
+            ],
+            1,
+            "--target-pid t=4194305: no process 4194305",
+        ),
+        (
+            &["--target-pid", "t=1"],
+            1,
+            "--target-pid \"t=1\": no --target is named \"t\"",
+        ),
+        (
+            &["--target", "t=http://127.0.0.1:9/x", "--target-pid", "t"],
+            1,
+            "--target-pid \"t\": expected NAME=PID",
+        ),
+        (
             &["--client", "wrk"],
             1,
             "unknown client \"wrk\" (loadgen, ab)",
@@ -393,4 +440,105 @@ fn ab_and_loadgen_agree_on_echovoid() {
         (0.5..=2.0).contains(&(ab / loadgen)),
         "ab {ab:.0}/s, loadgen {loadgen:.0}/s"
     );
+}
+
+/// A server the suite did not start has its cost measured with `--target-pid`, and none
+/// without it (n/a in the table, no value in the JSON).
+#[test]
+fn a_target_pid_measures_a_server_the_suite_did_not_start() {
+    let _lock = one_at_a_time();
+    let mut server = Command::new(server_bin())
+        .args(["--addr", "127.0.0.1:0", "--threads", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(server.stderr.take().unwrap()));
+    let url = loop {
+        let line = lines.next().expect("a listening line").unwrap();
+        if let Some(at) = line.find("listening on ") {
+            break line[at + "listening on ".len()..]
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .to_owned();
+        }
+    };
+    let url = if url.ends_with('/') {
+        format!("{url}WSTest")
+    } else {
+        url
+    };
+    let pid = server.id().to_string();
+    for (extra, measured) in [
+        (&["--target-pid", &format!("ours={pid}")][..], true),
+        (&[][..], false),
+    ] {
+        let output = suite(
+            &[
+                &[
+                    "--target",
+                    &format!("ours={url}"),
+                    "--tests",
+                    "EchoVoid",
+                    "--format",
+                    "json",
+                    "--resources",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+        let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let summary = &results["cells"][0]["summary"];
+        assert_eq!(
+            summary["server_cpu_s"]
+                .as_f64()
+                .is_some_and(|cpu| cpu > 0.0),
+            measured,
+            "{extra:?}: {summary}"
+        );
+        assert_eq!(summary["peak_rss_kb"].is_u64(), measured, "{summary}");
+        // The client's cost is known either way: it runs in the suite.
+        assert!(summary["client_cpu_us_per_request"].as_f64().unwrap() > 0.0);
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+/// A stack whose server dies in the middle of a cell (killed two seconds after it starts, in a
+/// cell of six) ends the suite with an error that names it and says it exited.
+#[test]
+fn a_stack_that_exits_mid_cell_is_an_error_naming_it() {
+    let _lock = one_at_a_time();
+    let stacks = std::env::temp_dir().join(format!("loadgen-suite-stacks-{}", std::process::id()));
+    let dir = stacks.join("dying");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("start.sh"),
+        "exec timeout -s KILL 2 \"$DYING_SERVER\" --addr 127.0.0.1:0 --threads 1\n",
+    )
+    .unwrap();
+    let output = Command::new(loadgen_bin())
+        .args([
+            "suite",
+            "--duration",
+            "6s",
+            "--warmup",
+            "0s",
+            "--repeat",
+            "1",
+        ])
+        .args(["--tests", "EchoVoid", "--stack", "dying", "--stacks-dir"])
+        .arg(&stacks)
+        .env("DYING_SERVER", server_bin())
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("target dying exited (signal: 9") && stderr.contains("during EchoVoid"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&stacks);
 }
