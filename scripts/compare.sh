@@ -16,11 +16,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 ensure_debian_packages ab:apache2-utils
 
 out=${1:-$here/../docs/results/compare}
-stacks=(wstest ceiling java-netty-jibx go-stdlib node-soap python-spyne)
+stacks=(wstest ceiling gsoap java-netty-jibx go-stdlib node-soap python-spyne)
 args=()
 for stack in "${stacks[@]}"; do
     args+=(--stack "$stack")
 done
 "$here/run.sh" "${args[@]}" --client loadgen,ab \
     --duration "${DURATION:-3s}" --warmup "${WARMUP:-2s}" --repeat "${REPEAT:-3}" \
-    --concurrency "${CONCURRENCY:-30}" --latency --format markdown --out "$out"
+    --concurrency "${CONCURRENCY:-30}" --latency --resources --format markdown --out "$out"
