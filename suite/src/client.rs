@@ -26,6 +26,23 @@ pub struct CellSpec {
     pub reject_body: Option<String>,
 }
 
+impl CellSpec {
+    /// The request as ab's options say it, which loadgen's are too: `-p FILE -T TYPE -H ...`.
+    pub fn request_args(&self) -> Vec<String> {
+        let mut args = vec![
+            "-p".to_owned(),
+            self.body_file.display().to_string(),
+            "-T".to_owned(),
+            self.content_type.clone(),
+        ];
+        for header in &self.headers {
+            args.push("-H".to_owned());
+            args.push(header.clone());
+        }
+        args
+    }
+}
+
 /// The figures of one run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellFigures {
@@ -98,15 +115,8 @@ impl AbClient {
             format!("{}", duration.as_secs_f64().max(0.001)),
             "-n".to_owned(),
             ab_request_limit(duration).to_string(),
-            "-p".to_owned(),
-            cell.body_file.display().to_string(),
-            "-T".to_owned(),
-            cell.content_type.clone(),
         ];
-        for header in &cell.headers {
-            args.push("-H".to_owned());
-            args.push(header.clone());
-        }
+        args.extend(cell.request_args());
         args.push(cell.url.to_string());
         args
     }

@@ -23,15 +23,8 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
         "-k".to_owned(),
         "-c".to_owned(),
         cell.concurrency.to_string(),
-        "-p".to_owned(),
-        cell.body_file.display().to_string(),
-        "-T".to_owned(),
-        cell.content_type.clone(),
     ];
-    for header in &cell.headers {
-        args.push("-H".to_owned());
-        args.push(header.clone());
-    }
+    args.extend(cell.request_args());
     args.push(format!("--duration={}s", cell.duration.as_secs_f64()));
     if !cell.warmup.is_zero() {
         args.push(format!("--warmup={}s", cell.warmup.as_secs_f64()));
