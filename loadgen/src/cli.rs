@@ -180,11 +180,12 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
             Word::Positional(arg) => positional.push(arg),
         }
     }
-    if draft.help {
-        return Ok(Invocation::Help);
-    }
+    // With both, the version wins.
     if draft.version {
         return Ok(Invocation::Version);
+    }
+    if draft.help {
+        return Ok(Invocation::Help);
     }
     let [url] = positional.as_slice() else {
         return Err(UsageError::usage("ab: wrong number of arguments"));

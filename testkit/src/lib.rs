@@ -67,10 +67,10 @@ impl Rng {
     }
 }
 
-/// The binary `name` of the workspace's package `package`, built (or found up to date) by cargo
-/// in the running test's own target folder: how one crate's tests run another package's binary.
-/// `cargo test -p one-package` builds no other package's binaries, so asking cargo every time
-/// is what keeps a test from running a stale one.
+/// The binary `name` of the workspace's package `package`, in the running test's own target
+/// folder: how one crate's tests run another package's binary. `cargo test -p one-package`
+/// builds no other package's binaries, so one older than a source is built with cargo first,
+/// and a test never runs a stale one.
 pub fn workspace_bin(name: &str, package: &str) -> std::path::PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
     // target/PROFILE/deps/it-HASH -> target/PROFILE/NAME
@@ -86,6 +86,17 @@ pub fn workspace_bin(name: &str, package: &str) -> std::path::PathBuf {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     if built.iter().any(|done| done == name) {
+        return path;
+    }
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let built_at = std::fs::metadata(&path)
+        .and_then(|meta| meta.modified())
+        .ok();
+    if built_at.is_some_and(|at| newest_source(&workspace).is_some_and(|newest| newest <= at)) {
+        // Newer than every source and manifest: cargo would find it up to date. (Asking cargo
+        // anyway can cost a build: `cargo test --workspace` unifies features across the
+        // workspace, and a build of one package does not.)
+        built.push(name.to_owned());
         return path;
     }
     let profile = dir
@@ -116,6 +127,30 @@ pub fn workspace_bin(name: &str, package: &str) -> std::path::PathBuf {
     assert!(status.success(), "building {name} ({package})");
     built.push(name.to_owned());
     path
+}
+
+/// When the newest Rust source, manifest or lock file of the workspace at `root` changed.
+fn newest_source(root: &std::path::Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).ok()?.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if path.is_dir() {
+                // Build output, fuzzing and version control hold no source of these binaries.
+                let skipped = ["target", "fuzz", ".git", "node_modules", "build"];
+                if !skipped.contains(&name.as_ref()) {
+                    folders.push(path);
+                }
+            } else if name.ends_with(".rs") || name == "Cargo.toml" || name == "Cargo.lock" {
+                let modified = entry.metadata().ok()?.modified().ok()?;
+                newest = newest.max(Some(modified));
+            }
+        }
+    }
+    newest
 }
 
 /// Compares `actual` with the file at `path` (a snapshot: an expected report or manifest);

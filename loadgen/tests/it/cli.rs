@@ -185,6 +185,7 @@ fn command_lines_map_to_options() {
     });
     assert_eq!(parse(&args("-V")), Ok(Invocation::Version));
     assert_eq!(parse(&args(&format!("-k -h {URL}"))), Ok(Invocation::Help));
+    assert_eq!(parse(&args("-h -V")), Ok(Invocation::Version));
 }
 
 #[test]
