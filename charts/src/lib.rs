@@ -4,8 +4,8 @@
 //! legend panel beside the plot so that it covers nothing).
 //!
 //! # Map
-//! - [`PALETTE`], [`colour`], [`GREY`]: colours that stay apart in print and for common
-//!   colour blindness.
+//! - [`PALETTE`], [`MORE`], [`colour`], [`GREY`]: colours that stay apart in print and (the
+//!   first eight) for common colour blindness.
 //! - [`title_font`], [`label_font`], [`note_font`]: the three text sizes.
 //! - [`Scale`]: linear or logarithmic, chosen from the values alike for every chart.
 //! - [`frame`]: the picture, its plot area and its legend panel.
@@ -31,9 +31,22 @@ pub const PALETTE: [RGBColor; 8] = [
 /// The grey of notes, footers and limits that are not series of their own.
 pub const GREY: RGBColor = RGBColor(110, 110, 110);
 
-/// The colour of the `index`-th series, round the palette.
+/// Series past the palette's eight: distinct from it and from each other (a comparison of
+/// every stack has nine), though not all safe for colour blindness.
+pub const MORE: [RGBColor; 4] = [
+    RGBColor(140, 86, 75),
+    RGBColor(150, 150, 150),
+    RGBColor(23, 100, 60),
+    RGBColor(120, 60, 160),
+];
+
+/// The colour of the `index`-th series: the palette's, then [`MORE`], then round again.
 pub fn colour(index: usize) -> RGBColor {
-    PALETTE[index % PALETTE.len()]
+    let all = PALETTE.len() + MORE.len();
+    match index % all {
+        at if at < PALETTE.len() => PALETTE[at],
+        at => MORE[at - PALETTE.len()],
+    }
 }
 
 const FAMILY: &str = "sans-serif";
