@@ -42,7 +42,7 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) resources: bool,
     /// A server the suite starts and stops (repeatable): `wstest` (ours), `ceiling` (the HTTP
-    /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-jibx, node-soap,
+    /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-stax, node-soap,
     /// python-spyne). With no --target and no --stack: wstest.
     #[arg(long = "stack", value_name = "NAME")]
     pub(crate) stacks: Vec<String>,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the JAX-WS server in the foreground on 127.0.0.1:PORT (0 picks a free port; the listening
-# line on stderr names it), with the same JVM tuning as java-netty-jibx: the parallel collector
+# line on stderr names it), with the same JVM tuning as java-netty-stax: the parallel collector
 # and a fixed heap touched up front. The JDK's HTTP server writes a response's head and body
 # apart and leaves Nagle's algorithm on unless told (sun.net.httpserver.nodelay): without it,
 # every response waited for the client's delayed ACK, 600 requests a second on any test.
