@@ -5,12 +5,18 @@
 #
 # Usage: scripts/stacks/check.sh [STACK...]
 # Slow the first time: the setups install a JDK, Go, npm and PyPI packages. Not run by CI.
+# With no STACK, every folder but those with a DOES-NOT-RUN file (which says why; named anyway,
+# they fail with that reason).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 stacks=("$@")
 if [ "${#stacks[@]}" -eq 0 ]; then
     for dir in "$here"/*/; do
+        if [ -f "$dir/DOES-NOT-RUN" ]; then
+            echo "skipping $(basename "$dir"): $(head -n 1 "$dir/DOES-NOT-RUN")" >&2
+            continue
+        fi
         stacks+=("$(basename "$dir")")
     done
 fi
