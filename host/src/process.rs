@@ -291,7 +291,20 @@ fn page_kb() -> u64 {
     )
 }
 
-fn unix_now() -> f64 {
+/// CPU this process's reaped children have used so far (user, system): a child's cost is the
+/// growth across its run, as long as nothing else is reaped meanwhile.
+pub fn children_cpu() -> Option<(Duration, Duration)> {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+    let duration = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(u64::try_from(t.tv_sec()).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec()).unwrap_or(0))
+    };
+    Some((duration(usage.user_time()), duration(usage.system_time())))
+}
+
+/// Now, in seconds since the Unix epoch: the clock every reading and measured phase uses.
+pub fn unix_now() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default()

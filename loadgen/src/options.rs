@@ -129,11 +129,6 @@ impl Header {
     pub fn line(&self) -> String {
         format!("{}:{}", self.name, self.raw_value)
     }
-
-    /// The value without its surrounding white space.
-    pub fn value(&self) -> &str {
-        self.raw_value.trim()
-    }
 }
 
 /// What a right answer is, and how long to wait for one.

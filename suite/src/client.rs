@@ -164,9 +164,9 @@ impl LoadClient for AbClient {
             self.run_ab(&self.args(cell, cell.warmup))?;
         }
         let args = self.args(cell, cell.duration);
-        let (cpu_before, from) = (children_cpu_s(), unix_now());
+        let (cpu_before, from) = (children_cpu_s(), host::process::unix_now());
         let report = self.run_ab(&args)?;
-        let (cpu_after, to) = (children_cpu_s(), unix_now());
+        let (cpu_after, to) = (children_cpu_s(), host::process::unix_now());
         let mut figures =
             parse_ab_report(&report).with_context(|| format!("reading ab's report:\n{report}"))?;
         figures.measured_unix = Some((from, to));
@@ -229,15 +229,5 @@ pub fn parse_ab_report(report: &str) -> anyhow::Result<CellFigures> {
 
 /// User and system CPU of the children this process has reaped, seconds.
 fn children_cpu_s() -> Option<f64> {
-    use nix::sys::resource::{UsageWho, getrusage};
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
-    let seconds = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-    Some(seconds(usage.user_time()) + seconds(usage.system_time()))
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-        .as_secs_f64()
+    host::process::children_cpu().map(|(user, system)| (user + system).as_secs_f64())
 }

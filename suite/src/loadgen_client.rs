@@ -4,7 +4,6 @@
 //! figures.
 
 use std::sync::atomic::AtomicBool;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context as _, bail};
 use loadgen::cli::{self, Invocation};
@@ -56,11 +55,7 @@ impl LoadClient for Loadgen {
         };
         loadgen::front::allow_connections(options.load.concurrency);
         let (plan, info) = load::plan_of(&options)?;
-        let started_unix = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64()
-            + plan.warmup.as_secs_f64();
+        let started_unix = host::process::unix_now() + plan.warmup.as_secs_f64();
         let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
         if let Some(abort) = &outcome.abort {
             bail!("{}", abort.message.trim());

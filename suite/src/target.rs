@@ -117,11 +117,6 @@ impl Target {
             .or(self.given_pid)
     }
 
-    /// Whether the server the suite started has exited (with its status).
-    pub fn exited(&mut self) -> Option<String> {
-        self.exited_within(Duration::ZERO)
-    }
-
     /// Whether the server the suite started exits within `patience` (with its status).
     pub fn exited_within(&mut self, patience: Duration) -> Option<String> {
         let process = self.process.as_mut()?;

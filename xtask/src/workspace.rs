@@ -7,7 +7,6 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use nix::sys::resource::{UsageWho, getrusage};
 
 /// The workspace's folder.
 pub(crate) fn root() -> PathBuf {
@@ -59,7 +58,7 @@ pub(crate) fn run_pinned(
     args: &[String],
 ) -> anyhow::Result<Measured> {
     let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
-    let before = getrusage(UsageWho::RUSAGE_CHILDREN).context("getrusage")?;
+    let before = host::process::children_cpu().context("getrusage")?;
     let output = Command::new("taskset")
         .arg("-c")
         .arg(cpus.join(","))
@@ -67,7 +66,7 @@ pub(crate) fn run_pinned(
         .args(args)
         .output()
         .with_context(|| format!("running {} (taskset is in util-linux)", program.display()))?;
-    let after = getrusage(UsageWho::RUSAGE_CHILDREN).context("getrusage")?;
+    let after = host::process::children_cpu().context("getrusage")?;
     if !output.status.success() {
         bail!(
             "{} {} failed ({}): {}",
@@ -77,14 +76,9 @@ pub(crate) fn run_pinned(
             String::from_utf8_lossy(&output.stderr).trim()
         );
     }
-    let span = |a: nix::sys::time::TimeVal, b: nix::sys::time::TimeVal| {
-        let micros =
-            |t: nix::sys::time::TimeVal| t.tv_sec() as i128 * 1_000_000 + t.tv_usec() as i128;
-        Duration::from_micros(u64::try_from(micros(b) - micros(a)).unwrap_or(0))
-    };
     Ok(Measured {
-        user: span(before.user_time(), after.user_time()),
-        system: span(before.system_time(), after.system_time()),
+        user: after.0.saturating_sub(before.0),
+        system: after.1.saturating_sub(before.1),
         output,
     })
 }

@@ -372,6 +372,27 @@ fn bad_command_lines_are_refused_as_ab_does() {
         22,
     );
     check_error("--json", "loadgen: option --json requires an argument", 22);
+    // What the typed options refuse that ab would send as given.
+    check_error(
+        &format!("-H NoColon {URL}"),
+        "loadgen: -H \"NoColon\": expected Name: value",
+        22,
+    );
+    check_error(
+        &format!("-H :value {URL}"),
+        "loadgen: -H \":value\": expected Name: value",
+        22,
+    );
+    check_error(
+        &format!("-m GE(T {URL}"),
+        "loadgen: -m \"GE(T\": not an HTTP method",
+        22,
+    );
+    check_error(
+        &format!("-X proxy:port {URL}"),
+        "loadgen: -X \"proxy:port\": expected host:port",
+        22,
+    );
 }
 
 /// For many tests and shard counts, the shares of -n and -c add up to the whole exactly, no
