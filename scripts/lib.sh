@@ -74,3 +74,38 @@ manifest_action() {
 manifest_names() {
     awk '/^name = / { gsub(/"/, "", $3); print $3 }' "$1"
 }
+
+# Builds Netty's native epoll transport (the JNI library Debian's libnetty-java leaves out; its
+# jars hold the Java side) into directory $1, from the C sources of the same Debian source
+# package, checked by checksum. Prints nothing when the library is already there. The Netty
+# stacks load it with -Djava.library.path=$1 and fall back to NIO without it.
+build_netty_epoll() {
+    local out=$1 version tarball=netty_4.1.48.orig.tar.xz
+    local checksum=e5351d821f461f64af58e89f260ad8943b0ab75f26c1a845300a91f22a711600
+    local lib="$out/libnetty_transport_native_epoll_$(uname -m | sed 's/aarch64/aarch_64/').so"
+    [ -f "$lib" ] && return 0
+    version=$(dpkg-query -W -f='${Version}' libnetty-java)
+    case "$version" in
+        1:4.1.48-*) ;;
+        *) die "libnetty-java is $version; build_netty_epoll knows the source of 4.1.48 only" ;;
+    esac
+    ensure_debian_packages gcc:gcc curl:curl
+    mkdir -p "$out"
+    if [ ! -f "$out/$tarball" ]; then
+        curl -fsS -o "$out/$tarball.part" "https://deb.debian.org/debian/pool/main/n/netty/$tarball" \
+            || die "could not download Netty's Debian source from deb.debian.org"
+        mv "$out/$tarball.part" "$out/$tarball"
+    fi
+    echo "$checksum  $out/$tarball" | sha256sum --check --quiet \
+        || die "$out/$tarball does not have the checksum of Debian's netty 4.1.48 source"
+    local src="$out/src" java_home
+    rm -rf "$src" && mkdir -p "$src"
+    tar -xJf "$out/$tarball" -C "$src" --strip-components=1 \
+        netty-netty-4.1.48.Final/transport-native-epoll/src/main/c \
+        netty-netty-4.1.48.Final/transport-native-unix-common/src/main/c
+    java_home=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+    local epoll="$src/transport-native-epoll/src/main/c" unix="$src/transport-native-unix-common/src/main/c"
+    gcc -O2 -shared -fPIC -fvisibility=hidden -w \
+        -I"$java_home/include" -I"$java_home/include/linux" -I"$epoll" -I"$unix" \
+        "$epoll"/*.c "$unix"/*.c -o "$lib"
+}

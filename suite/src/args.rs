@@ -42,8 +42,8 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) resources: bool,
     /// A server the suite starts and stops (repeatable): `wstest` (ours), `ceiling` (the HTTP
-    /// ceiling), or a stack under scripts/stacks/ (go-stdlib, java-netty-stax, node-soap,
-    /// python-spyne). With no --target and no --stack: wstest.
+    /// ceiling), or a folder of scripts/stacks/ (gsoap, java-jaxws, mono-asmx, ...: its
+    /// README lists them). With no --target and no --stack: wstest.
     #[arg(long = "stack", value_name = "NAME")]
     pub(crate) stacks: Vec<String>,
     /// The wstest-server binary (default: the one beside loadgen).

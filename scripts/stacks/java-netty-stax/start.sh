@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 exec java -server -XX:+UseParallelGC -Xms512m -Xmx512m -XX:+AlwaysPreTouch \
-    -Dio.netty.leakDetection.level=disabled \
+    -Dio.netty.leakDetection.level=disabled -Djava.library.path=build/native \
     -cp "build/classes:$(cat classpath)" WSTestServer "${1:-8082}"

@@ -1,3 +1,3 @@
 #!/usr/bin/env bash
-# Prints what this stack would run on.
-echo "$(mono --version 2>/dev/null | head -1 || echo 'Mono not installed'), xsp4 $(dpkg-query -W -f '${Version}' mono-xsp4 2>/dev/null || echo unknown)"
+# Prints what this stack runs on.
+echo "ASP.NET ASMX (System.Web $(dpkg-query -W -f='${Version}' libmono-system-web4.0-cil 2>/dev/null)) on Mono $(mono --version | head -n 1 | sed 's/.*version \([^ ]*\).*/\1/'), our HttpListener host"

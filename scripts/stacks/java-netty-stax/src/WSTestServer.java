@@ -14,6 +14,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -81,11 +84,13 @@ public final class WSTestServer {
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 8082;
         int threads = Runtime.getRuntime().availableProcessors();
-        EventLoopGroup boss = new NioEventLoopGroup(1);
-        EventLoopGroup workers = new NioEventLoopGroup(threads);
+        // Netty's native epoll transport when setup.sh could build it, NIO otherwise.
+        boolean epoll = Epoll.isAvailable();
+        EventLoopGroup boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+        EventLoopGroup workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(boss, workers)
-                .channel(NioServerSocketChannel.class)
+                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
@@ -101,7 +106,7 @@ public final class WSTestServer {
         var channel = bootstrap.bind("127.0.0.1", port).sync().channel();
         InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
         System.err.println("java-netty listening on http://127.0.0.1:" + bound.getPort()
-                + "/WSTest (" + threads + " event loops)");
+                + "/WSTest (" + threads + " event loops, " + (epoll ? "epoll" : "NIO") + ")");
         channel.closeFuture().sync();
     }
 
