@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime};
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
+use crate::pace::Rate;
 use crate::shard::Shard;
 use crate::url::{Authority, Url, UrlError};
 use crate::{clock, duration};
@@ -250,6 +251,7 @@ impl Draft {
                 gnuplot_file: None,
                 csv_file: None,
                 json: None,
+                series_file: None,
             },
             count_given: false,
             method_given: false,
@@ -275,6 +277,14 @@ impl Draft {
             return Err(UsageError::usage(
                 "ab: Cannot use concurrency level greater than total number of requests",
             ));
+        }
+        if let Some(rate) = load.rate
+            && rate.is_ramp()
+            && load.time_limit().is_none()
+        {
+            return Err(UsageError::usage(format!(
+                "loadgen: --rate {rate} is a ramp, which runs over the measured phase: give its length with --duration or -t"
+            )));
         }
         if let Some(shard) = load.shard
             && load.share().concurrency == 0
@@ -413,19 +423,12 @@ impl Draft {
                 }
                 self.load.n_threads = Some(n);
             }
-            "rate" => {
-                let rate: f64 = value
-                    .parse()
-                    .map_err(|_| bad("expected requests per second"))?;
-                if !(rate.is_finite() && rate > 0.0) {
-                    return Err(bad("expected a positive rate"));
-                }
-                self.load.rate = Some(rate);
-            }
+            "rate" => self.load.rate = Some(Rate::parse(value).map_err(|e| bad(&e.to_string()))?),
             "duration" => self.load.duration = Some(duration()?),
             "warmup" => self.load.warmup = Some(duration()?),
             "timeout" => self.checks.request_timeout = Some(duration()?),
             "json" => self.output.json = Some(json_out(value)),
+            "series" => self.output.series_file = Some(PathBuf::from(value)),
             "expect-status" => {
                 let status = value
                     .parse::<u16>()

@@ -53,7 +53,9 @@ pub struct Worker {
     /// Which request goes next, and when.
     schedule: Schedule,
     /// Connections with nothing to do, waiting for the schedule (`--rate`).
-    idle: Vec<usize>,
+    /// With the instant each became free: a send due before then waited for the server, not
+    /// for this loop.
+    idle: Vec<(usize, Instant)>,
     /// `--rate`: wakes the loop at the next send time to the microsecond (epoll's own timeout
     /// counts whole milliseconds, which would add up to a millisecond to every corrected
     /// latency), and the send time it is set for.
@@ -130,9 +132,13 @@ impl Worker {
             self.connect_ahead(start, &mut events);
         }
         let now = Instant::now();
+        let cpu_at_start = thread_cpu();
         self.last_event = now;
         if self.plan.rate.is_some() {
-            self.idle = (0..self.connections.len()).rev().collect();
+            self.idle = (0..self.connections.len())
+                .rev()
+                .map(|index| (index, now))
+                .collect();
             self.dispatch_scheduled(now);
             self.set_timer(now);
         } else {
@@ -212,6 +218,10 @@ impl Worker {
         }
         self.publish_progress();
         self.stats.counters.bytes_sent = self.connections.iter().map(|c| c.bytes_sent).sum();
+        let wall = now.elapsed().as_secs_f64();
+        if wall > 0.0 {
+            self.stats.busy = ((thread_cpu() - cpu_at_start).as_secs_f64() / wall).min(1.0);
+        }
         self.stats
     }
 
@@ -311,18 +321,22 @@ impl Worker {
     /// `--rate`: sends every request whose time has come on the idle connections.
     fn dispatch_scheduled(&mut self, now: Instant) {
         while self.schedule.send_due(now) {
-            let Some(index) = self.idle.pop() else {
+            let Some((index, free_since)) = self.idle.pop() else {
                 // Every connection is busy: the request waits, and its latency counts from
                 // its scheduled time all the same.
                 return;
             };
             let Some(counted) = self.claim(now) else {
-                self.idle.push(index);
+                self.idle.push((index, free_since));
                 return;
             };
             let intended = self.schedule.advance();
             if counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
                 self.stats.counters.late += 1;
+                // Late with a connection free since its time: this loop was behind.
+                if (now - intended.max(free_since)).as_micros() as u64 > LATE_AFTER_US {
+                    self.stats.counters.late_client += 1;
+                }
             }
             self.start_request(index, counted, intended, now);
         }
@@ -355,7 +369,7 @@ impl Worker {
     /// its time (`--rate`).
     fn after_request(&mut self, index: usize, now: Instant) {
         if self.schedule.paced() {
-            self.idle.push(index);
+            self.idle.push((index, now));
             self.dispatch_scheduled(now);
         } else {
             self.next_request(index, now);
@@ -506,4 +520,12 @@ fn readiness(event: &mio::event::Event) -> Readiness {
         writable: event.is_writable(),
         error: event.is_error(),
     }
+}
+
+/// The CPU time this thread has used (user and system), for its share of the run's time.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map_or(Duration::ZERO, |time| {
+            Duration::new(time.tv_sec().max(0) as u64, time.tv_nsec().max(0) as u32)
+        })
 }

@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 
 use host::Machine;
 
+use crate::pace::Pace;
 use crate::report::{QUANTILES, RunInfo};
 use crate::shard::Shard;
-use crate::stats::{Counters, Histograms, Results, Row, Second, Table, round_ms};
+use crate::stats::{Counters, Histograms, Results, Row, Saturation, Second, Table, round_ms};
 
 /// The file's version: a reader refuses files of another. Format 2 keeps the typed settings
 /// inside `run`.
@@ -51,11 +52,69 @@ pub struct JsonReport {
     /// `--rate`: the same from the scheduled send times.
     pub corrected_latency_us: Option<BTreeMap<String, u64>>,
     pub status_codes: BTreeMap<u16, u64>,
-    pub seconds: Vec<Second>,
+    /// Each second of the measured phase.
+    pub seconds: Vec<SecondRecord>,
+    /// Whether the client may have limited the run, and the figures that say so.
+    #[serde(default)]
+    pub client_saturation: ClientSaturation,
     pub histograms: EncodedHistograms,
     /// Of `loadgen merge --json`: the runs merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<MergedRun>,
+}
+
+/// One second of the measured phase: what completed and failed in it; under `--rate`, the
+/// rate the schedule offered in it and the corrected p50 and p99 of its responses.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SecondRecord {
+    pub requests: u64,
+    pub errors: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_p50_us: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_p99_us: Option<u64>,
+    /// The second's corrected latencies (V2, base64), for `loadgen merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientSaturation {
+    pub saturated: bool,
+    #[serde(flatten)]
+    pub figures: Saturation,
+}
+
+/// The per-second series of a run: `info`'s rate (a shard's share, or a merge's sum) gives the
+/// offered rate of each second of the measured phase. A time limit ends the series at its last
+/// second: the few responses that land just after it are in no second's rate.
+pub fn second_records(info: &RunInfo, seconds: &[Second]) -> Vec<SecondRecord> {
+    let load = &info.settings.load;
+    let warmup = load.warmup.unwrap_or_default();
+    let pace = info
+        .rate
+        .map(|rate| Pace::new(rate, warmup, load.time_limit()));
+    let start = warmup.as_secs_f64();
+    let n_seconds = load.time_limit().map_or(seconds.len(), |limit| {
+        (limit.as_secs_f64().ceil() as usize).min(seconds.len())
+    });
+    seconds[..n_seconds]
+        .iter()
+        .enumerate()
+        .map(|(index, second)| {
+            let at = start + index as f64;
+            SecondRecord {
+                requests: second.requests,
+                errors: second.errors,
+                offered_rate: pace.map(|pace| pace.count_until(at + 1.0) - pace.count_until(at)),
+                corrected_p50_us: second.corrected.as_ref().map(|h| h.value_at_quantile(0.5)),
+                corrected_p99_us: second.corrected.as_ref().map(|h| h.value_at_quantile(0.99)),
+                corrected: second.corrected.as_ref().map(encode),
+            }
+        })
+        .collect()
 }
 
 /// Where and when one of the runs of a merge ran.
@@ -188,7 +247,14 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         latency_us: quantiles(&h.total),
         corrected_latency_us: context.info.rate.map(|_| quantiles(&h.corrected)),
         status_codes: results.status_codes.clone(),
-        seconds: results.seconds.clone(),
+        seconds: second_records(context.info, &results.seconds),
+        client_saturation: {
+            let figures = results.saturation(context.info.rate.is_some());
+            ClientSaturation {
+                saturated: figures.saturated(),
+                figures,
+            }
+        },
         histograms: EncodedHistograms {
             connect: encode(&h.connect),
             processing: encode(&h.processing),
@@ -239,12 +305,27 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
         total: decode("total", &encoded.total)?,
         corrected: decode("corrected", &encoded.corrected)?,
     };
+    let seconds = report
+        .seconds
+        .iter()
+        .map(|second| {
+            Ok(Second {
+                requests: second.requests,
+                errors: second.errors,
+                corrected: match &second.corrected {
+                    Some(text) => Some(decode("a second's corrected", text)?),
+                    None => None,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, ReadError>>()?;
     let results = Results {
         counters: report.counters,
         samples: Vec::new(),
         histograms,
         status_codes: report.status_codes.clone(),
-        seconds: report.seconds.clone(),
+        seconds,
+        busiest_thread: report.client_saturation.figures.busiest_thread,
         time_taken: report.summary.time_taken_s,
         server_software: report.summary.server_software.clone(),
         document_length: report.summary.document_length,

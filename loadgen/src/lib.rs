@@ -3,12 +3,13 @@
 //! is a thin shell over [`cli`], [`front`] and the `suite` crate.
 //!
 //! # Map
-//! Leaves (they use no other module): [`duration`], [`url`], [`shard`], [`http`].
+//! Leaves (they use no other module): [`duration`], [`url`], [`pace`], [`http`].
 //! - [`options`]: what a run is asked to do, in typed groups; [`options::TestIdentity`].
 //! - [`cli`]: ab's command line (and loadgen's long options, and merge's) into [`options`].
 //! - [`usage`]: the usage text.
 //! - [`duration`]: `30s`, `500ms`, `2m`, `1h` and plain seconds, for every option.
 //! - [`url`]: `[http://]host[:port]/path` and `host:port`, as ab reads them.
+//! - [`pace`]: `--rate R` and `--rate A..B` (a ramp), and the send times they make.
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `request`: the request bytes, built once.
@@ -38,6 +39,7 @@ pub mod json;
 pub mod load;
 pub mod merge;
 pub mod options;
+pub mod pace;
 pub mod report;
 mod request;
 mod schedule;

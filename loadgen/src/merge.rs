@@ -5,6 +5,7 @@
 //! intervals, and each run's per-second series sits at its own start.
 
 use crate::json::{JsonReport, MergedRun};
+use crate::pace::Rate;
 use crate::report::RunInfo;
 use crate::stats::Results;
 
@@ -89,7 +90,7 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
     results.server_software = first.results.server_software.clone();
     results.document_length = first.results.document_length;
     let mut info = first_report.run.clone();
-    let (mut concurrency, mut n_threads, mut rate) = (0, 0, None::<f64>);
+    let (mut concurrency, mut n_threads, mut rate) = (0, 0, None::<Rate>);
     let mut n_requests = Some(0u64);
     for run in &runs {
         let offset = (run.report.started_unix - started_unix) as usize;
@@ -97,7 +98,7 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
         concurrency += run.report.run.concurrency;
         n_threads += run.report.run.n_threads;
         if let Some(share) = run.report.run.rate {
-            rate = Some(rate.unwrap_or(0.0) + share);
+            rate = Some(rate.map_or(share, |sum| sum.plus(share)));
         }
         let share = run.report.run.settings.load.share();
         n_requests = n_requests.zip(share.n_requests).map(|(a, b)| a + b);

@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use crate::duration::{optional_seconds, seconds};
+use crate::pace::Rate;
 use crate::shard::{Shard, Share};
 use crate::url::{Authority, Url};
 
@@ -52,8 +53,8 @@ pub struct Load {
     /// `--warmup`.
     #[serde(with = "optional_seconds")]
     pub warmup: Option<Duration>,
-    /// `--rate`: requests per second of the whole test (open loop).
-    pub rate: Option<f64>,
+    /// `--rate`: requests per second of the whole test (open loop), fixed or a ramp.
+    pub rate: Option<Rate>,
     /// `--threads`: event loops; `None` means one per core.
     pub n_threads: Option<usize>,
     /// `--shard I/N`, as asked.
@@ -206,6 +207,8 @@ pub struct Output {
     pub csv_file: Option<PathBuf>,
     /// `--json FILE` or `--json -`.
     pub json: Option<JsonOut>,
+    /// `--series FILE`: the per-second series as CSV.
+    pub series_file: Option<PathBuf>,
 }
 
 /// How to print: ab's display options.
@@ -257,7 +260,7 @@ pub struct TestIdentity {
     pub time_limit: Option<Duration>,
     pub warmup: Option<Duration>,
     /// Of a shard: the number of shards and the whole test's `-n`, `-c` and `--rate`.
-    pub whole: Option<(u32, Option<u64>, u32, Option<f64>)>,
+    pub whole: Option<(u32, Option<u64>, u32, Option<Rate>)>,
 }
 
 impl TestIdentity {

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::options::{Display, RunSettings};
+use crate::pace::Rate;
 use crate::stats::{Results, Row, Sample, Table, round_ms};
 use crate::url::Url;
 
@@ -19,7 +20,7 @@ pub struct RunInfo {
     /// the sum of a merge's runs.
     pub concurrency: u64,
     pub n_threads: usize,
-    pub rate: Option<f64>,
+    pub rate: Option<Rate>,
 }
 
 impl RunInfo {
@@ -388,15 +389,24 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
         } else {
             0.0
         };
+        let shape = if rate.is_ramp() {
+            " (a linear ramp)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             w,
-            "Target rate:            {rate:.2} [#/sec]; achieved {achieved:.2} [#/sec]"
+            "Target rate:            {rate} [#/sec]{shape}; achieved {achieved:.2} [#/sec]"
         );
         let _ = writeln!(
             w,
-            "Requests sent late:     {} (more than 1 ms after their scheduled time)",
-            c.late
+            "Requests sent late:     {} (more than 1 ms after their scheduled time; {} waited for a free connection)",
+            c.late,
+            c.late - c.late_client.min(c.late)
         );
+    }
+    if let Some(line) = results.saturation(info.rate.is_some()).line() {
+        let _ = writeln!(w, "{line}");
     }
     let _ = writeln!(w, "Status codes:");
     if results.status_codes.is_empty() {

@@ -1,11 +1,12 @@
 //! Which request a thread sends next, and when: counted requests claimed in batches from the
 //! run's shared counter (so exactly `-n` leave), the warm-up before the measured phase and the
-//! time limit at its end, and `--rate`'s send times. It does no IO and reads no clock: every
+//! time limit at its end, and `--rate`'s send times (from [`crate::pace`]). It does no IO and reads no clock: every
 //! decision takes `now`, so the tests drive it with instants they make.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::pace::{Pace, Rate};
 use crate::shard::Shard;
 
 /// What the schedule needs of the run's settings.
@@ -17,7 +18,7 @@ pub(crate) struct Timing {
     pub(crate) time_limit: Option<Duration>,
     pub(crate) warmup: Duration,
     /// `--rate`, in requests per second over all threads (of all shards, when sharded).
-    pub(crate) rate: Option<f64>,
+    pub(crate) rate: Option<Rate>,
     pub(crate) n_threads: usize,
     /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
     pub(crate) shard: Shard,
@@ -32,8 +33,12 @@ pub(crate) struct Schedule {
     /// The measured phase: from `measure_start` to `measure_end`.
     pub(crate) measure_start: Instant,
     pub(crate) measure_end: Option<Instant>,
-    /// `--rate`: this thread's interval and its next send time.
-    rate_interval: Option<Duration>,
+    /// `--rate`: the whole test's send times, counted from `started`; this thread's next slot
+    /// among them, the step to its following one, and the next slot's time.
+    pace: Option<Pace>,
+    started: Instant,
+    next_slot: u64,
+    slot_step: u64,
     next_send: Instant,
     /// No more requests will start.
     draining: bool,
@@ -49,21 +54,18 @@ impl Schedule {
             Some(n) => (n / (n_threads as u64 * 64)).clamp(1, 64),
             None => 64,
         };
-        // The threads' schedules interleave: thread k sends at k/R, (k+T)/R, (k+2T)/R, ...
-        // Sharded N ways, shard I takes every N-th of those slots, starting at the I-th: its
-        // thread k sends at (I+Nk)/R, (I+Nk+NT)/R, ..., so that the shards' union is the one
-        // even schedule of the whole test.
-        let (shard_index, n_shards) = (
-            f64::from(timing.shard.index),
-            f64::from(timing.shard.count.max(1)),
-        );
-        let rate_interval = timing
+        // The threads' schedules interleave: the whole test's sends are numbered 0, 1, 2, ...
+        // and thread k of T takes k, k+T, k+2T, ... Sharded N ways, shard I takes every N-th of
+        // those, starting at the I-th: its thread k takes I+Nk, I+Nk+NT, ..., so that the
+        // shards' union is the one schedule of the whole test, fixed rate or ramp.
+        let shard_index = u64::from(timing.shard.index);
+        let n_shards = u64::from(timing.shard.count.max(1));
+        let pace = timing
             .rate
-            .map(|rate| Duration::from_secs_f64(n_shards * n_threads as f64 / rate));
-        let next_send = match timing.rate {
-            Some(rate) => {
-                started + Duration::from_secs_f64((shard_index + n_shards * index as f64) / rate)
-            }
+            .map(|rate| Pace::new(rate, timing.warmup, timing.time_limit));
+        let next_slot = shard_index + n_shards * index as u64;
+        let next_send = match pace {
+            Some(pace) => started + Duration::from_secs_f64(pace.time_of(next_slot as f64)),
             None => started,
         };
         Schedule {
@@ -71,7 +73,10 @@ impl Schedule {
             claim_batch,
             measure_start,
             measure_end: timing.time_limit.map(|limit| measure_start + limit),
-            rate_interval,
+            pace,
+            started,
+            next_slot,
+            slot_step: n_shards * n_threads as u64,
             next_send,
             draining: false,
         }
@@ -136,12 +141,12 @@ impl Schedule {
 
     /// Whether the run is paced (`--rate`).
     pub(crate) fn paced(&self) -> bool {
-        self.rate_interval.is_some()
+        self.pace.is_some()
     }
 
     /// `--rate`: the next send time, while requests still start.
     pub(crate) fn next_send(&self) -> Option<Instant> {
-        (self.rate_interval.is_some() && !self.draining).then_some(self.next_send)
+        (self.pace.is_some() && !self.draining).then_some(self.next_send)
     }
 
     /// `--rate`: whether a send is due at `now`.
@@ -152,8 +157,10 @@ impl Schedule {
     /// `--rate`: takes the due send time (the request's intended start) and moves to the next.
     pub(crate) fn advance(&mut self) -> Instant {
         let intended = self.next_send;
-        if let Some(interval) = self.rate_interval {
-            self.next_send += interval;
+        if let Some(pace) = self.pace {
+            self.next_slot += self.slot_step;
+            self.next_send =
+                self.started + Duration::from_secs_f64(pace.time_of(self.next_slot as f64));
         }
         intended
     }

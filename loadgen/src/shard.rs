@@ -1,8 +1,10 @@
 //! `--shard I/N`: one test split N ways, one share a process or machine. The shares of `-n`
 //! and `-c` add up to the whole exactly; `--rate`'s send times are interleaved by the schedule,
-//! which reads the shard from the plan. A leaf: it uses no other module.
+//! which reads the shard from the plan. It uses only [`crate::pace`].
 
 use serde::{Deserialize, Serialize};
+
+use crate::pace::Rate;
 
 /// `--shard I/N`: share `index` of a test split `count` ways.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,18 +45,23 @@ pub struct Share {
     /// such a split.
     pub concurrency: u32,
     /// Requests per second this process sends.
-    pub rate: Option<f64>,
+    pub rate: Option<Rate>,
 }
 
 impl Share {
     /// `shard`'s share of a test of `n_requests` on `concurrency` connections at `rate`.
-    pub fn of(shard: Shard, n_requests: Option<u64>, concurrency: u32, rate: Option<f64>) -> Share {
+    pub fn of(
+        shard: Shard,
+        n_requests: Option<u64>,
+        concurrency: u32,
+        rate: Option<Rate>,
+    ) -> Share {
         Share {
             shard,
             n_requests: n_requests.map(|n| shard.part(n)),
             concurrency: u32::try_from(shard.part(u64::from(concurrency)))
                 .expect("a part is at most the whole"),
-            rate: rate.map(|rate| rate / f64::from(shard.count)),
+            rate: rate.map(|rate| rate.scaled(1.0 / f64::from(shard.count))),
         }
     }
 }

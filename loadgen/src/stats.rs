@@ -57,8 +57,12 @@ pub struct Counters {
     pub body_bytes_received: u64,
     /// Total body sent: request bytes written, heads included (ab's `totalposted`).
     pub bytes_sent: u64,
-    /// `--rate`: requests sent more than [`LATE_AFTER_US`] after their scheduled time.
+    /// `--rate`: requests sent more than [`LATE_AFTER_US`] after their scheduled time...
     pub late: u64,
+    /// ... of which so late with a connection free since their time: the client was behind,
+    /// where the others waited for the server to free a connection.
+    #[serde(default)]
+    pub late_client: u64,
 }
 
 /// A request counts as late when it leaves this long after its scheduled time.
@@ -82,14 +86,24 @@ impl Counters {
         self.body_bytes_received += other.body_bytes_received;
         self.bytes_sent += other.bytes_sent;
         self.late += other.late;
+        self.late_client += other.late_client;
     }
 }
 
 /// Requests and errors in one second of the run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Second {
     pub requests: u64,
     pub errors: u64,
+    /// `--rate`: the corrected latencies of the second's responses (see [`second_histogram`]).
+    pub corrected: Option<Histogram<u64>>,
+}
+
+/// A second's histogram of corrected latencies: two significant digits (a percentile to 1%)
+/// up to a minute, so that an hour's series on two threads stays near 50 MB; longer latencies
+/// are clamped.
+pub fn second_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 2).expect("the bounds are valid")
 }
 
 /// The four latency series of ab's table, plus the latency from the scheduled send time.
@@ -173,6 +187,8 @@ pub struct ThreadStats {
     pub seconds: Vec<Second>,
     /// µs from the start of the measured phase to the last completion or write.
     pub last_activity_us: u64,
+    /// The share of the thread's time its event loop spent on the CPU, 0 to 1.
+    pub busy: f64,
 }
 
 impl ThreadStats {
@@ -226,7 +242,7 @@ impl ThreadStats {
         }
         self.status(response.status);
         self.record(sample, corrected_us);
-        self.at(at_us, failed);
+        self.at(at_us, failed, corrected_us);
         failed
     }
 
@@ -242,13 +258,13 @@ impl ThreadStats {
             Failure::Timeout => counters.timeouts += 1,
             Failure::Exception => counters.exceptions += 1,
         }
-        self.at(at_us, true);
+        self.at(at_us, true, None);
     }
 
     /// A request or an error `at_us` into the measured phase: its second, and the last
     /// activity the run's time is taken to.
-    fn at(&mut self, at_us: u64, error: bool) {
-        self.second((at_us / 1_000_000) as usize, error);
+    fn at(&mut self, at_us: u64, error: bool, corrected_us: Option<u64>) {
+        self.second((at_us / 1_000_000) as usize, error, corrected_us);
         self.last_activity_us = self.last_activity_us.max(at_us);
     }
 
@@ -282,8 +298,8 @@ impl ThreadStats {
         *self.status_codes.entry(status).or_insert(0) += 1;
     }
 
-    /// Counts a request or an error in second `second` of the run.
-    pub fn second(&mut self, second: usize, error: bool) {
+    /// Counts a request or an error in second `second` of the run, and its corrected latency.
+    pub fn second(&mut self, second: usize, error: bool, corrected_us: Option<u64>) {
         if self.seconds.len() <= second {
             self.seconds.resize(second + 1, Second::default());
         }
@@ -292,6 +308,11 @@ impl ThreadStats {
             slot.errors += 1;
         } else {
             slot.requests += 1;
+        }
+        if let Some(corrected_us) = corrected_us {
+            slot.corrected
+                .get_or_insert_with(second_histogram)
+                .saturating_record(corrected_us);
         }
     }
 }
@@ -305,6 +326,9 @@ pub struct Results {
     pub histograms: Histograms,
     pub status_codes: BTreeMap<u16, u64>,
     pub seconds: Vec<Second>,
+    /// The busiest event loop's share of its time on the CPU, 0 to 1 (of any machine's, after
+    /// a merge).
+    pub busiest_thread: f64,
     /// ab's "Time taken for tests", in seconds.
     pub time_taken: f64,
     /// The first response's `Server` header and body length.
@@ -335,7 +359,9 @@ impl Results {
         let total_samples = threads.iter().map(|thread| thread.samples.len()).sum();
         let mut samples = Vec::with_capacity(total_samples);
         let mut last_activity_us = 0;
+        let mut busiest_thread = 0.0f64;
         for thread in threads {
+            busiest_thread = busiest_thread.max(thread.busy);
             counters.add(&thread.counters);
             histograms.add(&thread.histograms);
             for (status, count) in thread.status_codes {
@@ -355,6 +381,7 @@ impl Results {
             histograms,
             status_codes,
             seconds,
+            busiest_thread,
             time_taken: last_activity_us as f64 / 1e6,
             server_software: String::new(),
             document_length: 0,
@@ -371,7 +398,66 @@ impl Results {
             *self.status_codes.entry(*status).or_insert(0) += count;
         }
         add_seconds(&mut self.seconds, &other.seconds, offset);
+        self.busiest_thread = self.busiest_thread.max(other.busiest_thread);
         self.samples.clear();
+    }
+
+    /// Whether the client may have set the pace rather than the server; `paced` for `--rate`.
+    pub fn saturation(&self, paced: bool) -> Saturation {
+        let c = &self.counters;
+        let started = (c.complete + c.failed).max(1);
+        Saturation {
+            late_fraction: paced.then(|| c.late_client as f64 / started as f64),
+            busiest_thread: self.busiest_thread,
+        }
+    }
+}
+
+/// Signs that the client, not the server, limited a run: under `--rate`, requests leaving late
+/// (more than [`LATE_AFTER_US`] after their time) though a connection was free for them; in any
+/// run, an event loop busy nearly all the time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Saturation {
+    /// `--rate`: the share of requests that left late with a connection free.
+    pub late_fraction: Option<f64>,
+    /// The busiest event loop's share of its time on the CPU.
+    pub busiest_thread: f64,
+}
+
+impl Saturation {
+    /// More than this share of requests late saturates the client.
+    pub const LATE_LIMIT: f64 = 0.01;
+    /// An event loop busier than this saturates the client.
+    pub const BUSY_LIMIT: f64 = 0.95;
+
+    pub fn saturated(&self) -> bool {
+        self.late_fraction
+            .is_some_and(|late| late > Self::LATE_LIMIT)
+            || self.busiest_thread > Self::BUSY_LIMIT
+    }
+
+    /// The report's line, when saturated: `client saturated: ...`.
+    pub fn line(&self) -> Option<String> {
+        if !self.saturated() {
+            return None;
+        }
+        let mut causes = Vec::new();
+        if let Some(late) = self.late_fraction.filter(|late| *late > Self::LATE_LIMIT) {
+            causes.push(format!(
+                "{:.1}% of requests left more than 1 ms after their scheduled time with a connection free",
+                late * 100.0
+            ));
+        }
+        if self.busiest_thread > Self::BUSY_LIMIT {
+            causes.push(format!(
+                "an event loop was busy {:.0}% of the time",
+                self.busiest_thread * 100.0
+            ));
+        }
+        Some(format!(
+            "client saturated: {}; the figures may be the client's limit, not the server's",
+            causes.join(", and ")
+        ))
     }
 }
 
@@ -382,6 +468,13 @@ fn add_seconds(into: &mut Vec<Second>, from: &[Second], offset: usize) {
     for (slot, second) in into[offset..].iter_mut().zip(from) {
         slot.requests += second.requests;
         slot.errors += second.errors;
+        if let Some(corrected) = &second.corrected {
+            // Both have the bounds of second_histogram, so adding cannot fail.
+            let _ = slot
+                .corrected
+                .get_or_insert_with(second_histogram)
+                .add(corrected);
+        }
     }
 }
 

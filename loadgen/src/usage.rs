@@ -49,11 +49,15 @@ loadgen's own options (long only, so that no ab flag is shadowed):
     --threads N         Event loops (cores) to run on; default: every core
     --rate R            Open loop: R requests/second over all threads; latency
                         counted from each request's scheduled send time
+    --rate A..B         Open loop rising (or falling) linearly from A to B
+                        requests/second over --duration
     --duration D        Run for D (30s, 500ms, 2m); with -n, whichever ends first
     --warmup D          Send load for D first, without counting it
     --timeout D         A request unanswered after D fails (the run goes on)
     --json FILE         Every figure, the histograms and a per-second series
                         (FILE - : on stdout after the report, between marker lines)
+    --series FILE       The per-second series as CSV: requests, errors and, with
+                        --rate, the offered rate and the corrected p50 and p99
     --expect-status N   A response with another status is a failure
     --expect-body TEXT  A response body without TEXT is a failure
     --reject-body TEXT  A response body with TEXT is a failure (e.g. 'Fault>')

@@ -30,6 +30,11 @@ pub(crate) struct Args {
     /// Load clients, comma-separated: loadgen, ab.
     #[arg(long = "client", value_delimiter = ',', default_value = "loadgen")]
     pub(crate) clients: Vec<String>,
+    /// Latency objectives (`p99<=5ms`; p50, p90, p99 or p99.9, in ms or us; repeatable or
+    /// comma-separated): after the timed cells, find for each test and target the highest
+    /// offered rate with every objective met and no failure (loadgen's cells only).
+    #[arg(long = "slo", value_name = "OBJECTIVE", value_delimiter = ',', value_parser = crate::knee::Objective::parse)]
+    pub(crate) objectives: Vec<crate::knee::Objective>,
     /// A running server to measure, NAME=URL (repeatable).
     #[arg(long = "target", value_name = "NAME=URL")]
     pub(crate) targets: Vec<String>,

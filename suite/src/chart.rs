@@ -36,6 +36,7 @@ pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Ve
     written.push("latency.svg".to_owned());
     let measured_cost = results.cells.iter().any(|cell| {
         cell.summary
+            .as_ref()
             .is_some_and(|summary| summary.requests_per_cpu_second.is_some())
     });
     if measured_cost {
@@ -132,7 +133,7 @@ fn grouped_bars(
                 let cell = results.cell(test, concurrency, &target.name, client);
                 let slot = target_idx * clients.len() + client_idx;
                 let value = cell
-                    .and_then(|cell| cell.summary)
+                    .and_then(|cell| cell.summary.as_ref())
                     .and_then(|summary| match metric {
                         Metric::Tps => Some((
                             summary.requests_per_second,
@@ -366,7 +367,10 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
             .iter()
             .enumerate()
             .filter_map(|(idx, &concurrency)| {
-                let summary = results.cell(test, concurrency, target, client)?.summary?;
+                let summary = results
+                    .cell(test, concurrency, target, client)?
+                    .summary
+                    .as_ref()?;
                 Some((idx as i32 * SLOT, summary.requests_per_second))
             })
             .collect()

@@ -12,6 +12,7 @@
 //! - [`client`]: the [`client::LoadClient`] interface, and ab as one.
 //! - [`loadgen_client`]: loadgen as one, in this process through its library.
 //! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
+//! - [`knee`]: `--slo`: the highest rate within latency objectives, by a ramp and bisection.
 //! - [`output`]: the results document and its table in each format.
 //! - `chart`: the SVG charts.
 
@@ -19,6 +20,7 @@ mod args;
 mod chart;
 mod check;
 pub mod client;
+pub mod knee;
 pub mod loadgen_client;
 pub mod manifest;
 pub mod matrix;
@@ -110,6 +112,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
         duration: args.duration,
         warmup: args.warmup,
         repeat: args.repeat,
+        objectives: &args.objectives,
     };
     let cells = matrix.run(&mut targets)?;
     let results = SuiteResults {
@@ -157,6 +160,7 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
         cell.wrong.is_none()
             && cell
                 .summary
+                .as_ref()
                 .is_none_or(|summary| summary.failed + summary.non_2xx == 0)
     });
     Ok(if clean { 0 } else { WRONG_EXIT_CODE })

@@ -7,6 +7,8 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context as _, bail};
 use loadgen::cli::{self, Invocation};
+use loadgen::report::RunInfo;
+use loadgen::stats::Results;
 use loadgen::{json, load};
 
 use crate::client::{CellFigures, CellSpec, LoadClient};
@@ -38,6 +40,34 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     args
 }
 
+/// What a run in this process measured.
+pub(crate) struct Run {
+    pub(crate) results: Results,
+    pub(crate) info: RunInfo,
+    /// The measured phase's start, in seconds since the epoch.
+    pub(crate) started_unix: f64,
+}
+
+/// Runs loadgen's command line `args` in this process, as `loadgen ARGS` would.
+pub(crate) fn run(args: &[String]) -> anyhow::Result<Run> {
+    let options = match cli::parse(args).map_err(|error| anyhow::anyhow!("{error}"))? {
+        Invocation::Run(options) => options,
+        other => bail!("a cell's command line asked for {other:?}"),
+    };
+    loadgen::front::allow_connections(options.load.concurrency);
+    let (plan, info) = load::plan_of(&options)?;
+    let started_unix = host::process::unix_now() + plan.warmup.as_secs_f64();
+    let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
+    if let Some(abort) = &outcome.abort {
+        bail!("{}", abort.message.trim());
+    }
+    Ok(Run {
+        results: outcome.results,
+        info,
+        started_unix,
+    })
+}
+
 impl LoadClient for Loadgen {
     fn name(&self) -> &str {
         "loadgen"
@@ -49,18 +79,11 @@ impl LoadClient for Loadgen {
 
     fn run(&self, cell: &CellSpec) -> anyhow::Result<CellFigures> {
         let args = command_line(cell);
-        let options = match cli::parse(&args).map_err(|error| anyhow::anyhow!("{error}"))? {
-            Invocation::Run(options) => options,
-            other => bail!("a cell's command line asked for {other:?}"),
-        };
-        loadgen::front::allow_connections(options.load.concurrency);
-        let (plan, info) = load::plan_of(&options)?;
-        let started_unix = host::process::unix_now() + plan.warmup.as_secs_f64();
-        let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
-        if let Some(abort) = &outcome.abort {
-            bail!("{}", abort.message.trim());
-        }
-        let mut results = outcome.results;
+        let Run {
+            mut results,
+            info,
+            started_unix,
+        } = run(&args)?;
         let table = results.table();
         let context = json::Context {
             command_line: &args,

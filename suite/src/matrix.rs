@@ -16,6 +16,7 @@ use crate::check;
 use host::process::{Sampler, Scope, usage_between};
 
 use crate::client::{CellFigures, CellSpec, LoadClient, Resources};
+use crate::knee::{Knee, Objective, Search};
 use crate::manifest::Case;
 use crate::target::Target;
 
@@ -33,7 +34,7 @@ pub struct CellResult {
 }
 
 /// The median and spread of a cell's runs.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
     pub requests_per_second: f64,
     pub requests_per_second_min: f64,
@@ -57,6 +58,9 @@ pub struct Summary {
     /// rate, the client may be the limit.
     #[serde(default)]
     pub client_cpu_us_per_request: Option<f64>,
+    /// `--slo`: the highest rate with every objective met, and every step tried.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rate_at_slo: Option<Knee>,
 }
 
 impl Summary {
@@ -93,6 +97,7 @@ impl Summary {
             requests_per_cpu_second: median(&per_cpu),
             peak_rss_kb: resources.filter_map(|(_, r)| r.peak_rss_kb).max(),
             client_cpu_us_per_request: median(&client_us),
+            max_rate_at_slo: None,
         })
     }
 }
@@ -105,6 +110,9 @@ pub struct Matrix<'a> {
     pub duration: Duration,
     pub warmup: Duration,
     pub repeat: u32,
+    /// `--slo`: after the timed runs, the knee of each test and target (loadgen's cells at the
+    /// first concurrency).
+    pub objectives: &'a [Objective],
 }
 
 /// One cell: what it runs, and its result so far.
@@ -136,13 +144,76 @@ impl Matrix<'_> {
             }
         }
         progress.finish();
-        Ok(cells
-            .into_iter()
-            .map(|mut cell| {
-                cell.result.summary = Summary::of(&cell.result.runs);
-                cell.result
-            })
-            .collect())
+        for cell in &mut cells {
+            cell.result.summary = Summary::of(&cell.result.runs);
+        }
+        if !self.objectives.is_empty() {
+            self.find_knees(&mut cells, targets)?;
+        }
+        Ok(cells.into_iter().map(|cell| cell.result).collect())
+    }
+
+    /// `--slo`: each right loadgen cell at the first concurrency gains its knee.
+    fn find_knees(&self, cells: &mut [Cell<'_>], targets: &mut [Target]) -> anyhow::Result<()> {
+        let first_concurrency = self.concurrencies.first().copied();
+        for cell in cells.iter_mut().filter(|cell| {
+            cell.result.wrong.is_none()
+                && cell.result.client == "loadgen"
+                && Some(cell.result.concurrency) == first_concurrency
+        }) {
+            let Some(summary) = &mut cell.result.summary else {
+                continue;
+            };
+            let target = &mut targets[cell.target];
+            eprintln!(
+                "searching the knee of {} on {} ({})",
+                cell.case.test,
+                target.name,
+                self.objectives
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let spec = self.spec(cell.case, target, cell.result.concurrency);
+            let search = Search {
+                cell: &spec,
+                objectives: self.objectives,
+                closed_loop_rate: summary.requests_per_second,
+            };
+            let knee = search.run();
+            let patience = if knee.is_err() {
+                Duration::from_secs(1)
+            } else {
+                Duration::ZERO
+            };
+            if let Some(status) = target.exited_within(patience) {
+                bail!(
+                    "target {} exited ({status}) during the knee search of {}",
+                    target.name,
+                    cell.case.test
+                );
+            }
+            summary.max_rate_at_slo = Some(knee.with_context(|| {
+                format!("the knee search of {} on {}", cell.case.test, target.name)
+            })?);
+        }
+        Ok(())
+    }
+
+    /// The request of `case` at `concurrency` against `target`, with the matrix's timing.
+    fn spec(&self, case: &Case, target: &Target, concurrency: u32) -> CellSpec {
+        CellSpec {
+            url: target.url.clone(),
+            body_file: case.body_file.clone(),
+            content_type: case.content_type.clone(),
+            headers: case.headers.clone(),
+            concurrency,
+            duration: self.duration,
+            warmup: self.warmup,
+            expect_body: case.expect_body.clone(),
+            reject_body: case.reject_body.clone(),
+        }
     }
 
     /// Every cell, in the order of the table (test, concurrency, target, client), each with its
@@ -193,17 +264,7 @@ impl Matrix<'_> {
     fn time(&self, cell: &Cell<'_>, target: &mut Target) -> anyhow::Result<CellFigures> {
         let (case, client) = (cell.case, cell.client);
         let concurrency = cell.result.concurrency;
-        let spec = CellSpec {
-            url: target.url.clone(),
-            body_file: case.body_file.clone(),
-            content_type: case.content_type.clone(),
-            headers: case.headers.clone(),
-            concurrency,
-            duration: self.duration,
-            warmup: self.warmup,
-            expect_body: case.expect_body.clone(),
-            reject_body: case.reject_body.clone(),
-        };
+        let spec = self.spec(case, target, concurrency);
         // The target's tree and this process (where loadgen runs) are read all through the
         // run; what they spent is cut to the client's measured phase afterwards.
         let server =

@@ -145,6 +145,9 @@ impl SuiteResults {
         if summary.failed + summary.non_2xx > 0 {
             let _ = write!(text, " ({} failed)", summary.failed + summary.non_2xx);
         }
+        if let Some(knee) = &summary.max_rate_at_slo {
+            let _ = write!(text, " knee {}", knee.short());
+        }
         text
     }
 
@@ -234,7 +237,7 @@ impl SuiteResults {
     /// One line per cell.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request\n",
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,slo,max_rate_at_slo,slo_bracketed\n",
         );
         for cell in &self.cells {
             let _ = write!(
@@ -249,15 +252,16 @@ impl SuiteResults {
                     } else {
                         "none"
                     };
-                    let _ = writeln!(out, "{status},,,,,,,,{},,,,", cell.runs.len());
+                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,", cell.runs.len());
                 }
                 (None, Some(s)) => {
                     let optional = |value: Option<f64>, digits: usize| {
                         value.map_or_else(String::new, |value| format!("{value:.digits$}"))
                     };
+                    let knee = s.max_rate_at_slo.as_ref();
                     let _ = writeln!(
                         out,
-                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{}",
+                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{}",
                         s.requests_per_second,
                         s.requests_per_second_min,
                         s.requests_per_second_max,
@@ -270,6 +274,12 @@ impl SuiteResults {
                         optional(s.requests_per_cpu_second, 0),
                         s.peak_rss_kb.map_or_else(String::new, |kb| kb.to_string()),
                         optional(s.client_cpu_us_per_request, 2),
+                        knee.map_or_else(String::new, |knee| format!(
+                            "\"{}\"",
+                            knee.objectives_text()
+                        )),
+                        optional(knee.and_then(|knee| knee.max_rate), 1),
+                        knee.map_or_else(String::new, |knee| knee.bracketed.to_string()),
                     );
                 }
             }

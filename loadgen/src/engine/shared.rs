@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::http::BodyChecks;
 use crate::options::Checks;
+use crate::pace::Rate;
 use crate::request::Request;
 use crate::shard::Shard;
 
@@ -31,7 +32,7 @@ pub struct Plan {
     pub time_limit: Option<Duration>,
     pub warmup: Duration,
     /// `--rate` of the whole test (all threads of all shards), in requests per second.
-    pub rate: Option<f64>,
+    pub rate: Option<Rate>,
     /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
     pub shard: Shard,
     /// `--start-at`, when still ahead: the connections open first, and the first request

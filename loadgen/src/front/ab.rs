@@ -169,5 +169,8 @@ fn write_files(
         };
         files::write_json(out, &json::build(&context, results, table))?;
     }
+    if let Some(path) = &output.series_file {
+        files::write_series(path, &json::second_records(info, &results.seconds))?;
+    }
     Ok(())
 }

@@ -1,10 +1,10 @@
-//! The files a run or a merge writes besides its report: `-e`, `-g`, `--json`.
+//! The files a run or a merge writes besides its report: `-e`, `-g`, `--json`, `--series`.
 
 use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::json::{self, JsonReport};
+use crate::json::{self, JsonReport, SecondRecord};
 use crate::options::JsonOut;
 use crate::report;
 use crate::stats::{MAX_SAMPLES, Results, Table};
@@ -28,6 +28,25 @@ pub(super) fn write_gnuplot(path: &Path, results: &Results, start_unix: u64) -> 
         );
     }
     let text = report::gnuplot(&results.samples, start_unix);
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `--series`: the per-second series of the JSON as CSV, one row a second of the measured
+/// phase; the columns of `--rate` are empty without it.
+pub(super) fn write_series(path: &Path, seconds: &[SecondRecord]) -> anyhow::Result<()> {
+    let mut text =
+        String::from("second,requests,errors,offered_rate,corrected_p50_us,corrected_p99_us\n");
+    let cell = |value: Option<String>| value.unwrap_or_default();
+    for (index, second) in seconds.iter().enumerate() {
+        text.push_str(&format!(
+            "{index},{},{},{},{},{}\n",
+            second.requests,
+            second.errors,
+            cell(second.offered_rate.map(|rate| format!("{rate:.1}"))),
+            cell(second.corrected_p50_us.map(|us| us.to_string())),
+            cell(second.corrected_p99_us.map(|us| us.to_string())),
+        ));
+    }
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 

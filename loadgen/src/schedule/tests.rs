@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
 use super::{Schedule, Timing};
+use crate::pace::{Pace, Rate};
 use crate::shard::Shard;
 
 fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timing {
@@ -12,7 +13,7 @@ fn timing(n_requests: Option<u64>, rate: Option<f64>, n_threads: usize) -> Timin
         n_requests,
         time_limit: None,
         warmup: Duration::ZERO,
-        rate,
+        rate: rate.map(Rate::Fixed),
         n_threads,
         shard: Shard::WHOLE,
     }
@@ -138,6 +139,50 @@ fn an_unpaced_schedule_has_no_send_times() {
     assert!(!schedule.paced());
     assert_eq!(schedule.next_send(), None);
     assert!(!schedule.send_due(start + Duration::from_secs(5)));
+}
+
+/// A ramp, sharded N ways with T threads each: the union of every shard's send times is the
+/// whole test's ramp, send k at the time its pace gives, none missing or repeated.
+#[test]
+fn shards_of_a_ramp_make_the_one_ramp() {
+    let rate = Rate::Ramp {
+        from: 1000.0,
+        to: 20000.0,
+    };
+    let warmup = Duration::from_millis(500);
+    let time_limit = Duration::from_secs(4);
+    let pace = Pace::new(rate, warmup, Some(time_limit));
+    for (n_shards, n_threads) in [(1, 1), (1, 3), (3, 2), (4, 1)] {
+        let start = Instant::now();
+        let per_thread = 3000 / (n_shards * n_threads as u32) as usize;
+        let mut times: Vec<Duration> = Vec::new();
+        for shard in 0..n_shards {
+            for thread in 0..n_threads {
+                let timing = Timing {
+                    time_limit: Some(time_limit),
+                    warmup,
+                    rate: Some(rate),
+                    shard: Shard {
+                        index: shard,
+                        count: n_shards,
+                    },
+                    ..timing(None, None, n_threads)
+                };
+                let mut schedule = Schedule::new(timing, thread, start);
+                for _ in 0..per_thread {
+                    times.push(schedule.advance() - start);
+                }
+            }
+        }
+        times.sort();
+        for (k, time) in times.iter().enumerate() {
+            let expected = pace.time_of(k as f64);
+            assert!(
+                (time.as_secs_f64() - expected).abs() < 1e-6,
+                "{n_shards} shards of {n_threads} threads: send {k} at {time:?}, not {expected} s"
+            );
+        }
+    }
 }
 
 /// Sharded N ways, with T threads each, the union of every shard's send times is the one even
