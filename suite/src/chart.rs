@@ -1,7 +1,10 @@
 //! SVG charts of a suite run, drawn with plotters: requests per second per test grouped by
 //! target, p50 and p99 latency per test and target, requests per second of server CPU per test
-//! and target (when the targets' processes were known), and requests per second against
-//! concurrency when more than one concurrency was swept.
+//! and target (when the targets' processes were known), requests per second against
+//! concurrency when more than one concurrency was swept, and latency against offered rate
+//! with each knee (`--slo`, in [`latency_rate`]).
+
+mod latency_rate;
 
 use std::path::Path;
 
@@ -20,9 +23,9 @@ const WIDTH: u32 = 1000;
 const SLOT: i32 = 1000;
 const HEIGHT: u32 = 520;
 
-/// Writes `tps.svg`, `latency.svg`, `efficiency.svg` when some target's cost was measured, and
-/// `tps-concurrency.svg` when more than one concurrency was swept, into `dir`; returns their
-/// file names.
+/// Writes `tps.svg`, `latency.svg`, `efficiency.svg` when some target's cost was measured,
+/// `latency-rate.svg` when knees were searched, and `tps-concurrency.svg` when more than one
+/// concurrency was swept, into `dir`; returns their file names.
 pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut written = Vec::new();
     let concurrency = chart_concurrency(results);
@@ -44,6 +47,12 @@ pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Ve
         grouped_bars(results, concurrency, Metric::Efficiency, &efficiency)
             .with_context(|| format!("drawing {}", efficiency.display()))?;
         written.push("efficiency.svg".to_owned());
+    }
+    if latency_rate::any(results) {
+        let knees = dir.join("latency-rate.svg");
+        latency_rate::draw(results, &knees)
+            .with_context(|| format!("drawing {}", knees.display()))?;
+        written.push("latency-rate.svg".to_owned());
     }
     if results.concurrencies.len() > 1 {
         let sweep = dir.join("tps-concurrency.svg");

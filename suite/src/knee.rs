@@ -97,7 +97,7 @@ impl Objective {
     }
 
     fn met_by(self, histogram: &Histogram<u64>) -> bool {
-        histogram.len() > 0
+        !histogram.is_empty()
             && histogram.value_at_quantile(self.percentile.quantile()) <= self.limit_us
     }
 }
@@ -105,7 +105,7 @@ impl Objective {
 impl fmt::Display for Objective {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let label = self.percentile.label();
-        if self.limit_us % 1000 == 0 {
+        if self.limit_us.is_multiple_of(1000) {
             write!(f, "{label}<={}ms", self.limit_us / 1000)
         } else {
             write!(f, "{label}<={}us", self.limit_us)

@@ -46,8 +46,17 @@ use crate::target::{Target, TargetSpec};
 pub const WRONG_EXIT_CODE: i32 = 3;
 
 /// Runs `loadgen suite ARGS...` (`argv` without the `suite` word): prints the table and writes
-/// `--out`. Returns the exit code.
+/// `--out`. Returns the exit code: 128 + the signal when one interrupted it (its servers
+/// stopped, the run's own error, if any, is that interruption's effect).
 pub fn run(argv: &[String]) -> anyhow::Result<i32> {
+    let outcome = run_suite(argv);
+    match target::interrupted() {
+        Some(signal) => Ok(128 + signal),
+        None => outcome,
+    }
+}
+
+fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     let args = match Args::try_parse_from(
         std::iter::once("loadgen suite".to_owned()).chain(argv.iter().cloned()),
     ) {

@@ -61,6 +61,9 @@ pub struct Summary {
     /// `--slo`: the highest rate with every objective met, and every step tried.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_rate_at_slo: Option<Knee>,
+    /// Some run's client said it may have been the limit (loadgen's `client_saturation`).
+    #[serde(default)]
+    pub client_saturated: bool,
 }
 
 impl Summary {
@@ -98,6 +101,9 @@ impl Summary {
             peak_rss_kb: resources.filter_map(|(_, r)| r.peak_rss_kb).max(),
             client_cpu_us_per_request: median(&client_us),
             max_rate_at_slo: None,
+            client_saturated: runs
+                .iter()
+                .any(|run| run.document["client_saturation"]["saturated"] == true),
         })
     }
 }

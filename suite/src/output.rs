@@ -145,6 +145,9 @@ impl SuiteResults {
         if summary.failed + summary.non_2xx > 0 {
             let _ = write!(text, " ({} failed)", summary.failed + summary.non_2xx);
         }
+        if summary.client_saturated {
+            text.push_str(" (client saturated)");
+        }
         if let Some(knee) = &summary.max_rate_at_slo {
             let _ = write!(text, " knee {}", knee.short());
         }
@@ -237,7 +240,7 @@ impl SuiteResults {
     /// One line per cell.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,slo,max_rate_at_slo,slo_bracketed\n",
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,client_saturated,slo,max_rate_at_slo,slo_bracketed\n",
         );
         for cell in &self.cells {
             let _ = write!(
@@ -252,7 +255,7 @@ impl SuiteResults {
                     } else {
                         "none"
                     };
-                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,", cell.runs.len());
+                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,,", cell.runs.len());
                 }
                 (None, Some(s)) => {
                     let optional = |value: Option<f64>, digits: usize| {
@@ -261,7 +264,7 @@ impl SuiteResults {
                     let knee = s.max_rate_at_slo.as_ref();
                     let _ = writeln!(
                         out,
-                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{}",
+                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{},{}",
                         s.requests_per_second,
                         s.requests_per_second_min,
                         s.requests_per_second_max,
@@ -274,6 +277,7 @@ impl SuiteResults {
                         optional(s.requests_per_cpu_second, 0),
                         s.peak_rss_kb.map_or_else(String::new, |kb| kb.to_string()),
                         optional(s.client_cpu_us_per_request, 2),
+                        s.client_saturated,
                         knee.map_or_else(String::new, |knee| format!(
                             "\"{}\"",
                             knee.objectives_text()

@@ -8,7 +8,8 @@ use std::io::{BufRead as _, BufReader, Read};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Mutex, Once, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
@@ -158,6 +159,61 @@ fn command_output(command: &mut Command) -> Option<String> {
     (output.status.success() && !text.is_empty()).then_some(text)
 }
 
+/// The process groups of the servers running now. They are groups of their own (so that one
+/// signal stops a stack's shell and everything it started), which a terminal's Ctrl-C does not
+/// reach: the suite stops them itself when it is interrupted.
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// The signal that interrupted the suite, or 0.
+static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
+
+/// The signal that interrupted the suite, if one did: the run's exit code is then 128 + it,
+/// whatever the stopped servers made the run fail with.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(Ordering::SeqCst) {
+        0 => None,
+        signal => Some(signal),
+    }
+}
+
+/// Once, before the first server starts: a thread that, on SIGINT, SIGTERM or SIGHUP, stops
+/// every running server (SIGTERM, and SIGKILL a second later) and exits with 128 + the signal,
+/// as the shell would report a process the signal killed.
+fn stop_servers_on_signals() -> anyhow::Result<()> {
+    static ONCE: Once = Once::new();
+    let mut result = Ok(());
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        match signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) {
+            Ok(mut signals) => {
+                std::thread::spawn(move || {
+                    let Some(signal) = signals.forever().next() else {
+                        return;
+                    };
+                    INTERRUPTED.store(signal, Ordering::SeqCst);
+                    let groups: Vec<i32> = RUNNING
+                        .lock()
+                        .unwrap_or_else(|poisoned| poisoned.into_inner())
+                        .clone();
+                    for &group in &groups {
+                        let _ = killpg(Pid::from_raw(group), Signal::SIGTERM);
+                    }
+                    if !groups.is_empty() {
+                        eprintln!("loadgen suite: stopped by signal {signal}; stopping the servers it started");
+                        std::thread::sleep(Duration::from_secs(1));
+                        for &group in &groups {
+                            let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+                        }
+                    }
+                    std::process::exit(128 + signal);
+                });
+            }
+            Err(error) => result = Err(anyhow::anyhow!("cannot watch for signals: {error}")),
+        }
+    });
+    result
+}
+
 /// A server process in a process group of its own.
 #[derive(Debug)]
 struct ServerProcess {
@@ -177,10 +233,20 @@ impl ServerProcess {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        stop_servers_on_signals()?;
         if let Some(placement) = placement {
             placement.enter_server()?;
         }
+        // Held across the spawn, so that a signal that comes as the server starts waits for
+        // it to be listed.
+        let mut running = RUNNING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let spawned = command.spawn();
+        if let Ok(child) = &spawned {
+            running.push(child.id() as i32);
+        }
+        drop(running);
         if let Some(placement) = placement {
             placement.enter_client()?;
         }
@@ -232,6 +298,18 @@ impl ServerProcess {
 impl Drop for ServerProcess {
     fn drop(&mut self) {
         let group = Pid::from_raw(self.child.id() as i32);
+        self.stop(group);
+        // Only once it is stopped: a signal before then finds it in the list, and stops it.
+        RUNNING
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .retain(|running| *running != group.as_raw());
+    }
+}
+
+impl ServerProcess {
+    /// SIGTERM to the group, and SIGKILL to what is left once the leader has gone or after 10 s.
+    fn stop(&mut self, group: Pid) {
         let _ = killpg(group, Signal::SIGTERM);
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {

@@ -1,10 +1,11 @@
 //! Small HTTP servers on 127.0.0.1 port 0 that misbehave on purpose, one thread a connection.
 
+use std::collections::VecDeque;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// What the server does with each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +49,15 @@ pub enum Behaviour {
     Drip,
     /// Accepts connections and never reads from them.
     NeverReads,
+    /// A server of known capacity: [`BODY`] at once while the requests that arrived in the
+    /// last [`CAPACITY_WINDOW`] number at most its share of this many a second, and after
+    /// [`OVERLOAD_DELAY`] past that.
+    Capacity(u32),
 }
+
+/// [`Behaviour::Capacity`]'s window, and the delay it adds once its rate is passed.
+pub const CAPACITY_WINDOW: Duration = Duration::from_millis(200);
+pub const OVERLOAD_DELAY: Duration = Duration::from_millis(20);
 
 pub const BODY: &[u8] = b"hello world\n";
 
@@ -63,6 +72,8 @@ pub struct TestServer {
     pub first_request_at: Arc<Mutex<Option<SystemTime>>>,
     /// When each connection was accepted, on the wall clock.
     pub accepted_at: Arc<Mutex<Vec<SystemTime>>>,
+    /// [`Behaviour::Capacity`]: when the requests of the last window arrived.
+    arrivals: Arc<Mutex<VecDeque<Instant>>>,
 }
 
 impl TestServer {
@@ -75,6 +86,7 @@ impl TestServer {
             first_request: Arc::default(),
             first_request_at: Arc::default(),
             accepted_at: Arc::default(),
+            arrivals: Arc::default(),
         };
         let seen = server.clone();
         std::thread::spawn(move || {
@@ -95,6 +107,20 @@ impl TestServer {
     pub fn requests(&self) -> u64 {
         self.requests.load(Ordering::SeqCst)
     }
+}
+
+/// Counts a request arriving now; whether the window's requests are past `per_second`'s share.
+fn over_capacity(arrivals: &Mutex<VecDeque<Instant>>, per_second: u32) -> bool {
+    let now = Instant::now();
+    let mut arrivals = arrivals.lock().unwrap();
+    arrivals.push_back(now);
+    while arrivals
+        .front()
+        .is_some_and(|at| now.duration_since(*at) > CAPACITY_WINDOW)
+    {
+        arrivals.pop_front();
+    }
+    arrivals.len() as f64 > f64::from(per_second) * CAPACITY_WINDOW.as_secs_f64()
 }
 
 /// A port nothing listens on.
@@ -159,6 +185,12 @@ fn serve(mut stream: TcpStream, behaviour: Behaviour, seen: &TestServer) {
         };
         let connection = if keep_alive { "keep-alive" } else { "close" };
         let response = match behaviour {
+            Behaviour::Capacity(per_second) => {
+                if over_capacity(&seen.arrivals, per_second) {
+                    std::thread::sleep(OVERLOAD_DELAY);
+                }
+                response(200, connection, BODY)
+            }
             Behaviour::Delay(delay) => {
                 std::thread::sleep(delay);
                 response(200, connection, BODY)

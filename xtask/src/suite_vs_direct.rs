@@ -78,7 +78,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         let cell = results
             .cells
             .first()
-            .and_then(|cell| cell.summary)
+            .and_then(|cell| cell.summary.as_ref())
             .context("no cell")?;
         suites.push(cell.requests_per_second);
 

@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use loadgen::cli::{Invocation, MergeOptions, UsageError, parse, parse_merge};
 use loadgen::options::{Header, JsonOut, Options};
+use loadgen::pace::Rate;
 use loadgen::shard::Shard;
 use loadgen::url::{Authority, Url};
 
@@ -163,7 +164,7 @@ fn command_lines_map_to_options() {
         ),
         |o| {
             o.load.n_threads = Some(2);
-            o.load.rate = Some(5000.0);
+            o.load.rate = Some(Rate::Fixed(5000.0));
             o.load.duration = Some(Duration::from_secs(30));
             // --duration without -n: as many requests as the time allows.
             o.load.n_requests = None;
@@ -173,6 +174,18 @@ fn command_lines_map_to_options() {
             o.checks.expect_status = Some(http::StatusCode::OK);
             o.checks.reject_body = Some("Fault>".into());
             o.request.http10 = true;
+        },
+    );
+    check(
+        &format!("--rate 1000..20000 --duration 4s --series s.csv {URL}"),
+        |o| {
+            o.load.rate = Some(Rate::Ramp {
+                from: 1000.0,
+                to: 20000.0,
+            });
+            o.load.duration = Some(Duration::from_secs(4));
+            o.load.n_requests = None;
+            o.output.series_file = Some("s.csv".into());
         },
     );
     check(&format!("--json - {URL}"), |o| {
@@ -351,9 +364,19 @@ fn bad_command_lines_are_refused_as_ab_does() {
         "loadgen: --threads \"0\": expected at least one thread",
         22,
     );
+    // A rate is R or A..B, each positive; a ramp needs the time it ramps over.
+    for rate in ["-5", "0", "fast", "1000..", "..5", "5..0"] {
+        check_error(
+            &format!("--rate {rate} {URL}"),
+            &format!(
+                "loadgen: --rate \"{rate}\": expected requests per second (R) or a ramp (A..B), each a positive number"
+            ),
+            22,
+        );
+    }
     check_error(
-        &format!("--rate -5 {URL}"),
-        "loadgen: --rate \"-5\": expected a positive rate",
+        &format!("-n 1000 --rate 10..20 {URL}"),
+        "loadgen: --rate 10.00..20.00 is a ramp, which runs over the measured phase: give its length with --duration or -t",
         22,
     );
     check_error(
@@ -419,7 +442,7 @@ fn shards_split_the_test_exactly() {
                 (
                     Some(n),
                     c,
-                    Some(1000.0),
+                    Some(Rate::Fixed(1000.0)),
                     Some(Shard {
                         index,
                         count: n_shards
@@ -427,7 +450,7 @@ fn shards_split_the_test_exactly() {
                 )
             );
             let share = load.share();
-            assert_eq!(share.rate, Some(1000.0 / f64::from(n_shards)));
+            assert_eq!(share.rate, Some(Rate::Fixed(1000.0 / f64::from(n_shards))));
             shares.push((share.n_requests.unwrap(), share.concurrency));
         }
         let what = format!("-n {n} -c {c} in {n_shards}: {shares:?}");

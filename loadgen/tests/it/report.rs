@@ -5,6 +5,7 @@ use std::path::Path;
 
 use loadgen::cli::{Invocation, parse};
 use loadgen::options::Display;
+use loadgen::pace::Rate;
 use loadgen::report::{self, RunInfo};
 use loadgen::stats::{Counters, Results, Sample, Table, ThreadStats, median, round_ms};
 
@@ -16,7 +17,7 @@ fn check(name: &str, actual: &str) {
     testkit::check_expected(&path, actual);
 }
 
-fn info(rate: Option<f64>) -> RunInfo {
+fn info(rate: Option<Rate>) -> RunInfo {
     let command_line = "-k -c 3 -n 7 -p body.xml http://127.0.0.1:8082/WSTest";
     let args: Vec<String> = command_line.split(' ').map(str::to_owned).collect();
     let Ok(Invocation::Run(options)) = parse(&args) else {
@@ -96,7 +97,7 @@ fn ab_text_report() {
     );
     check(
         "report-rate.txt",
-        &report::extended(&info(Some(1000.0)), &results, Some(&table)),
+        &report::extended(&info(Some(Rate::Fixed(1000.0))), &results, Some(&table)),
     );
     let html = Display {
         html: true,
@@ -200,5 +201,63 @@ fn rows_match_sorted_values_whatever_the_order() {
         );
         assert_eq!(got(&table.waiting), waiting, "waiting, {n} samples");
         assert_eq!(got(&table.total), total, "total, {n} samples");
+    }
+}
+
+/// The report's one line on a saturated client: late sends with a connection free (under
+/// `--rate`) past 1%, or an event loop busy past 95%, or both; nothing otherwise.
+#[test]
+fn a_saturated_client_is_said_in_one_line() {
+    // (paced, late with a connection free, of complete, busiest loop, the line's causes)
+    let cases: &[(bool, u64, u64, f64, Option<&str>)] = &[
+        (true, 0, 1000, 0.5, None),
+        (true, 10, 1000, 0.5, None),
+        (
+            true,
+            11,
+            1000,
+            0.5,
+            Some(
+                "1.1% of requests left more than 1 ms after their scheduled time with a connection free",
+            ),
+        ),
+        (false, 500, 1000, 0.95, None),
+        (
+            false,
+            0,
+            1000,
+            0.97,
+            Some("an event loop was busy 97% of the time"),
+        ),
+        (
+            true,
+            50,
+            1000,
+            0.99,
+            Some(
+                "5.0% of requests left more than 1 ms after their scheduled time with a connection free, and an event loop was busy 99% of the time",
+            ),
+        ),
+    ];
+    for &(paced, late_client, complete, busiest, expected) in cases {
+        let mut results = results();
+        results.counters.late_client = late_client;
+        results.counters.late = late_client;
+        results.counters.complete = complete;
+        results.counters.failed = 0;
+        results.busiest_thread = busiest;
+        let rate = paced.then_some(Rate::Fixed(1000.0));
+        let text = report::extended(&info(rate), &results, None);
+        let line = text
+            .lines()
+            .find(|line| line.starts_with("client saturated: "));
+        match expected {
+            Some(causes) => assert_eq!(
+                line,
+                Some(format!("client saturated: {causes}; the figures may be the client's limit, not the server's").as_str()),
+                "{text}"
+            ),
+            None => assert_eq!(line, None, "{text}"),
+        }
     }
 }

@@ -60,7 +60,7 @@ fn check(
         "{name}: the histogram has it"
     );
     // The third second of the measured phase, as a request or as an error.
-    let second = stats.seconds[2];
+    let second = &stats.seconds[2];
     assert_eq!(
         (second.requests, second.errors),
         (u64::from(!failed), u64::from(failed)),

@@ -379,6 +379,17 @@ fn bad_suite_arguments_are_clear_errors() {
             "core 9999 is not one this process may use",
         ),
         (&["--repeat", "0"], 2, "--repeat"),
+        // An objective is a percentile, <=, and a time in ms or us.
+        (
+            &["--slo", "p95<=5ms"],
+            2,
+            "\"p95<=5ms\" is not a latency objective",
+        ),
+        (
+            &["--slo", "p99<=5ms,p99<5"],
+            2,
+            "\"p99<5\" is not a latency objective",
+        ),
         // loadgen's durations, h included.
         (&["--duration", "5x"], 2, "expected a duration such as 30s"),
         (&["--redraw", &empty], 1, "cannot read"),
@@ -540,5 +551,168 @@ fn a_stack_that_exits_mid_cell_is_an_error_naming_it() {
         stderr.contains("target dying exited (signal: 9") && stderr.contains("during EchoVoid"),
         "{stderr}"
     );
+    let _ = std::fs::remove_dir_all(&stacks);
+}
+
+/// Runs the knee search of `--slo` against `server` (one case, Hello) and returns the knee's
+/// JSON and the results folder.
+fn knee_of(name: &str, server: &TestServer, objective: &str) -> (serde_json::Value, PathBuf) {
+    let manifest = write_manifest(name, HELLO_MANIFEST);
+    let out = manifest.parent().unwrap().join("out");
+    let target = format!("{name}={}", server.url());
+    let output = Command::new(loadgen_bin())
+        .args([
+            "suite",
+            "--duration",
+            "500ms",
+            "--warmup",
+            "0s",
+            "--repeat",
+            "1",
+        ])
+        .args(["--concurrency", "4", "--slo", objective, "--out"])
+        .arg(&out)
+        .args([
+            "--manifest",
+            manifest.to_str().unwrap(),
+            "--target",
+            &target,
+        ])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let knee = results["cells"][0]["summary"]["max_rate_at_slo"].clone();
+    assert!(knee.is_object(), "no knee in {results}");
+    (knee, out)
+}
+
+#[test]
+fn the_knee_search_finds_a_known_capacity() {
+    let _lock = one_at_a_time();
+    let capacity = 2000.0;
+    let server = TestServer::start(Behaviour::Capacity(capacity as u32));
+    let (knee, out) = knee_of("capacity", &server, "p99<=5ms");
+    let rate = knee["max_rate"].as_f64().unwrap();
+    assert!(
+        (rate - capacity).abs() <= 0.05 * capacity,
+        "knee at {rate}, not within 5% of {capacity}: {knee}"
+    );
+    assert_eq!(knee["bracketed"], true, "{knee}");
+    // Every step tried is there, with its corrected percentiles; the last met step is the knee.
+    let steps = knee["steps"].as_array().unwrap();
+    assert!(steps.iter().any(|step| step["met"] == false), "{knee}");
+    assert!(
+        steps.iter().all(|step| step["p99_us"].as_u64().is_some()),
+        "{knee}"
+    );
+    // The chart is drawn and is SVG.
+    let svg = std::fs::read_to_string(out.join("latency-rate.svg")).unwrap();
+    roxmltree::Document::parse(&svg).unwrap();
+    let markdown = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(markdown.contains("knee "), "{markdown}");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+#[test]
+fn a_target_too_slow_at_every_rate_is_reported_as_such() {
+    let _lock = one_at_a_time();
+    // Every answer takes 20 ms: no rate meets p99 <= 5 ms.
+    let server = TestServer::start(Behaviour::Delay(std::time::Duration::from_millis(20)));
+    let (knee, out) = knee_of("slow", &server, "p99<=5ms");
+    assert_eq!(knee["max_rate"], serde_json::Value::Null, "{knee}");
+    let lowest = knee["lowest_rate"].as_f64().unwrap();
+    assert!(lowest > 0.0, "{knee}");
+    let table = std::fs::read_to_string(out.join("results.md")).unwrap();
+    assert!(table.contains(&format!("knee <{lowest:.0}/s")), "{table}");
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
+}
+
+/// Whether process `pid` is gone (or a zombie, which no longer runs).
+fn gone(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Polls `done` every 20 ms for at most `limit`; whether it came true.
+fn within(limit: std::time::Duration, mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    done()
+}
+
+/// The stacks run in process groups of their own, which a terminal's Ctrl-C does not reach:
+/// the suite, interrupted, stops them itself and exits as the signal would have it (130).
+#[test]
+fn an_interrupted_suite_stops_the_servers_it_started() {
+    let _lock = one_at_a_time();
+    let stacks = std::env::temp_dir().join(format!("loadgen-suite-signal-{}", std::process::id()));
+    let dir = stacks.join("lasting");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = stacks.join("server.pid");
+    std::fs::write(
+        dir.join("start.sh"),
+        "echo $$ > \"$PID_FILE\"\nexec \"$LASTING_SERVER\" --addr 127.0.0.1:0 --threads 1\n",
+    )
+    .unwrap();
+    for signal in [
+        nix::sys::signal::Signal::SIGINT,
+        nix::sys::signal::Signal::SIGTERM,
+    ] {
+        let _ = std::fs::remove_file(&pid_file);
+        let mut suite = Command::new(loadgen_bin())
+            .args([
+                "suite",
+                "--duration",
+                "60s",
+                "--warmup",
+                "0s",
+                "--repeat",
+                "1",
+            ])
+            .args(["--tests", "EchoVoid", "--stack", "lasting", "--stacks-dir"])
+            .arg(&stacks)
+            .env("LASTING_SERVER", server_bin())
+            .env("PID_FILE", &pid_file)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let read_pid = || {
+            std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|text| text.trim().parse::<i32>().ok())
+        };
+        assert!(
+            within(std::time::Duration::from_secs(30), || read_pid().is_some()),
+            "the stack never started"
+        );
+        let server = read_pid().unwrap();
+        assert!(!gone(server));
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(suite.id() as i32), signal).unwrap();
+        let status = suite.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut suite.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert_eq!(
+            status.code(),
+            Some(128 + signal as i32),
+            "{signal}: {stderr}"
+        );
+        assert!(
+            within(std::time::Duration::from_secs(5), || gone(server)),
+            "{signal}: the server {server} still runs after the suite exited: {stderr}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&stacks);
 }
