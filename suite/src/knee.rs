@@ -192,26 +192,15 @@ impl Search<'_> {
     }
 
     fn args(&self, rate: String, connections: u32, duration_s: f64) -> Vec<String> {
-        let cell = self.cell;
-        let mut args = vec![
-            "-q".to_owned(),
-            "-k".to_owned(),
-            "-c".to_owned(),
-            connections.to_string(),
-            format!("--rate={rate}"),
-            format!("--duration={duration_s}s"),
-        ];
-        args.extend(cell.request_args());
-        if !cell.warmup.is_zero() {
-            args.push(format!("--warmup={}s", cell.warmup.as_secs_f64()));
-        }
-        if let Some(text) = &cell.expect_body {
-            args.push(format!("--expect-body={text}"));
-        }
-        if let Some(text) = &cell.reject_body {
-            args.push(format!("--reject-body={text}"));
-        }
-        args.push(cell.url.to_string());
+        // The cell's own command line, at this run's connections and length, with the rate
+        // before the URL (the first positional argument ends ab's options).
+        let run = CellSpec {
+            concurrency: connections,
+            duration: std::time::Duration::from_secs_f64(duration_s),
+            ..self.cell.clone()
+        };
+        let mut args = loadgen_client::command_line(&run);
+        args.insert(args.len() - 1, format!("--rate={rate}"));
         args
     }
 
