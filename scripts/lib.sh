@@ -75,6 +75,20 @@ manifest_names() {
     awk '/^name = / { gsub(/"/, "", $3); print $3 }' "$1"
 }
 
+# Downloads a Debian source tarball from deb.debian.org's POOL_PATH $2 into file $1 (unless it
+# is there) and checks it against SHA-256 $3, failing with a message that names the file.
+fetch_debian_source() {
+    local file=$1 pool_path=$2 checksum=$3
+    ensure_debian_packages curl:curl
+    if [ ! -f "$file" ]; then
+        curl -fsS -o "$file.part" "https://deb.debian.org/debian/$pool_path" \
+            || die "could not download $pool_path from deb.debian.org"
+        mv "$file.part" "$file"
+    fi
+    echo "$checksum  $file" | sha256sum --check --quiet \
+        || die "$file does not have the checksum of Debian's $(basename "$file")"
+}
+
 # Builds Netty's native epoll transport (the JNI library Debian's libnetty-java leaves out; its
 # jars hold the Java side) into directory $1, from the C sources of the same Debian source
 # package, checked by checksum. Prints nothing when the library is already there. The Netty
@@ -91,13 +105,7 @@ build_netty_epoll() {
     esac
     ensure_debian_packages gcc:gcc curl:curl
     mkdir -p "$out"
-    if [ ! -f "$out/$tarball" ]; then
-        curl -fsS -o "$out/$tarball.part" "https://deb.debian.org/debian/pool/main/n/netty/$tarball" \
-            || die "could not download Netty's Debian source from deb.debian.org"
-        mv "$out/$tarball.part" "$out/$tarball"
-    fi
-    echo "$checksum  $out/$tarball" | sha256sum --check --quiet \
-        || die "$out/$tarball does not have the checksum of Debian's netty 4.1.48 source"
+    fetch_debian_source "$out/$tarball" "pool/main/n/netty/$tarball" "$checksum"
     local src="$out/src" java_home
     rm -rf "$src" && mkdir -p "$src"
     tar -xJf "$out/$tarball" -C "$src" --strip-components=1 \

@@ -43,13 +43,7 @@ if [ ! -f build/jibx-bind/org/jibx/binding/model/JiBX_normalFactory.class ]; the
     checksum=e22924c558b040736e390fe41067b373ec2c54ceb0c303ef8cd352ef24cd1c3b
     rm -rf build/jibx-bind build/jibx-source
     mkdir -p build/jibx-bind build/jibx-source
-    if [ ! -f "build/$tarball" ]; then
-        curl -fsS -o "build/$tarball.part" "https://deb.debian.org/debian/pool/main/libj/libjibx1.2-java/$tarball" \
-            || die "could not download JiBX's Debian source from deb.debian.org"
-        mv "build/$tarball.part" "build/$tarball"
-    fi
-    echo "$checksum  build/$tarball" | sha256sum --check --quiet \
-        || die "build/$tarball does not have the checksum of Debian's libjibx1.2-java 1.2.6 source"
+    fetch_debian_source "build/$tarball" "pool/main/libj/libjibx1.2-java/$tarball" "$checksum"
     tar -xJf "build/$tarball" -C build/jibx-source --strip-components=3 \
         libjibx1.2-java-1.2.6/build/src/binding-normal.xml \
         libjibx1.2-java-1.2.6/build/src/binding-precomp.xml \
