@@ -4,6 +4,14 @@
 //! each then bisect it to 2%. Latency is loadgen's corrected latency, from each request's
 //! scheduled send time, so a queue building up counts.
 //!
+//! Each rate is judged by the majority of up to three runs (the third only when the first two
+//! disagree). On a shared machine a stall of a few milliseconds puts one run's p99 over a tight
+//! objective at any rate: believing one miss ends the search far below the knee, and believing
+//! one of two meets (the rule before) let stalls bias it upwards, since at rates just past the
+//! knee a run still meets now and then. When the client was saturated in a run at the rate that
+//! ended the search, the miss may be the client's: the knee is reported as at least the rate
+//! found (`client_limited`), not as the target's.
+//!
 //! Connections: an open loop needs as many as it has requests in flight, which is the rate
 //! times the latency (Little's law). At the knee, latency is at most the objective's limit, so
 //! each run gets four times its rate times the largest limit (at least 16, at most 4,000):
@@ -139,9 +147,14 @@ pub struct Knee {
     /// tried (`lowest_rate`) did not.
     pub max_rate: Option<f64>,
     pub lowest_rate: f64,
-    /// False when every rate tried met the objectives, up to `highest_rate`: the knee is
-    /// above it (the client or the connections may be the limit there).
+    /// False when every rate tried met the objectives, up to `highest_rate`, or when the client
+    /// was saturated at the lowest rate that missed (`client_limited`): the knee is above
+    /// `max_rate`.
     pub bracketed: bool,
+    /// The lowest rate that missed the objectives did so with the client saturated: the limit
+    /// found may be the client's.
+    #[serde(default)]
+    pub client_limited: bool,
     pub highest_rate: f64,
     /// The ramp, second by second.
     pub ramp: Vec<Step>,
@@ -159,11 +172,12 @@ impl Knee {
             .join(", ")
     }
 
-    /// For a table cell: `45210/s`, `<2100/s` (not met even at the lowest rate tried), or
-    /// `>480000/s` (met at every rate tried).
+    /// For a table cell: `45210/s`, `<2100/s` (not met even at the lowest rate tried),
+    /// `>480000/s` (met at every rate tried), or `>61000/s (client limit)`.
     pub fn short(&self) -> String {
         match self.max_rate {
             None => format!("<{:.0}/s", self.lowest_rate),
+            Some(rate) if self.client_limited => format!(">{rate:.0}/s (client limit)"),
             Some(rate) if !self.bracketed => format!(">{rate:.0}/s"),
             Some(rate) => format!("{rate:.0}/s"),
         }
@@ -287,20 +301,20 @@ impl Search<'_> {
             .collect())
     }
 
-    /// Runs a step at `rate` into `steps`; a miss is run once more, and the rate fails only if
-    /// it misses twice: on a shared machine one stall of a few milliseconds in a step puts its
-    /// p99 over a tight objective at any rate, and a search that believed it would end far
-    /// below the knee.
+    /// Runs steps at `rate` into `steps` until two agree (the module's reasoning): whether the
+    /// majority of up to three met the objectives.
     fn judge(&self, rate: f64, steps: &mut Vec<Step>) -> anyhow::Result<bool> {
-        for _ in 0..2 {
+        let (mut met, mut missed) = (0, 0);
+        while met < 2 && missed < 2 {
             let step = self.step(rate)?;
-            let met = step.met;
-            steps.push(step);
-            if met {
-                return Ok(true);
+            if step.met {
+                met += 1;
+            } else {
+                missed += 1;
             }
+            steps.push(step);
         }
-        Ok(false)
+        Ok(met == 2)
     }
 
     /// Finds the knee (the module's method).
@@ -322,6 +336,7 @@ impl Search<'_> {
             max_rate: None,
             lowest_rate: from,
             bracketed: true,
+            client_limited: false,
             highest_rate: to,
             ramp,
             steps: Vec::new(),
@@ -360,6 +375,13 @@ impl Search<'_> {
                 } else {
                     high = middle;
                 }
+            }
+            knee.client_limited = steps
+                .iter()
+                .any(|step| step.offered_rate == high && !step.met && step.client_saturated);
+            if knee.client_limited {
+                knee.bracketed = false;
+                knee.highest_rate = high;
             }
         }
         knee.max_rate = Some(low);

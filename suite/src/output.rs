@@ -240,7 +240,7 @@ impl SuiteResults {
     /// One line per cell.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,client_saturated,slo,max_rate_at_slo,slo_bracketed\n",
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,client_saturated,slo,max_rate_at_slo,slo_bracketed,slo_client_limited\n",
         );
         for cell in &self.cells {
             let _ = write!(
@@ -255,7 +255,7 @@ impl SuiteResults {
                     } else {
                         "none"
                     };
-                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,,", cell.runs.len());
+                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,,,", cell.runs.len());
                 }
                 (None, Some(s)) => {
                     let optional = |value: Option<f64>, digits: usize| {
@@ -264,7 +264,7 @@ impl SuiteResults {
                     let knee = s.max_rate_at_slo.as_ref();
                     let _ = writeln!(
                         out,
-                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{},{}",
+                        "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{},{},{}",
                         s.requests_per_second,
                         s.requests_per_second_min,
                         s.requests_per_second_max,
@@ -284,6 +284,7 @@ impl SuiteResults {
                         )),
                         optional(knee.and_then(|knee| knee.max_rate), 1),
                         knee.map_or_else(String::new, |knee| knee.bracketed.to_string()),
+                        knee.map_or_else(String::new, |knee| knee.client_limited.to_string()),
                     );
                 }
             }
