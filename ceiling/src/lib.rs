@@ -7,7 +7,8 @@
 //! - [`Args`]: the command line.
 //! - [`CannedResponses`]: the response of every post file, computed once at start by the
 //!   `wstest` core, and the choice of one for a request.
-//! - [`run`]: a multi-thread tokio runtime, a task per connection, hyper's HTTP/1.1 defaults.
+//! - [`run`]: a multi-thread tokio runtime, a task per connection, hyper's defaults for
+//!   HTTP/1.1 and HTTP/2 (h2c with prior knowledge, or by ALPN over TLS with `--tls-cert`).
 //!
 //! It is a separate binary, never a mode of `wstest-server`, so that nothing of the real server
 //! (its routing, limits, pooled buffers or runtime layout) can leak into the yardstick.
@@ -21,8 +22,12 @@ use bytes::Bytes;
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use wstest::Operation;
+
+/// The longest a TLS handshake may take, as wstest-server's default.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// ceiling: answers every POST with the canned WSTest response of its operation and size.
 #[derive(Debug, clap::Parser)]
@@ -34,6 +39,13 @@ pub struct Args {
     /// Runtime worker threads; 0 means one per core this process may use.
     #[arg(long = "threads", default_value_t = 0)]
     pub threads: usize,
+    /// Serve TLS with this certificate chain (PEM), HTTP/2 or HTTP/1.1 by ALPN; needs
+    /// --tls-key.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
 }
 
 impl Args {
@@ -87,12 +99,18 @@ impl CannedResponses {
 }
 
 /// Serves the canned responses on `listener` with `n_threads` runtime workers until the process
-/// is killed.
-pub fn run(listener: std::net::TcpListener, n_threads: usize) -> anyhow::Result<()> {
+/// is killed, over TLS when `tls` is given.
+pub fn run(
+    listener: std::net::TcpListener,
+    n_threads: usize,
+    tls: Option<Arc<rustls::ServerConfig>>,
+) -> anyhow::Result<()> {
     let canned = Arc::new(CannedResponses::from_post_files());
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(n_threads.max(1))
         .enable_io()
+        .enable_time()
         .build()?;
     runtime.block_on(async move {
         listener.set_nonblocking(true)?;
@@ -101,15 +119,29 @@ pub fn run(listener: std::net::TcpListener, n_threads: usize) -> anyhow::Result<
             let (stream, _) = listener.accept().await?;
             stream.set_nodelay(true)?;
             let canned = Arc::clone(&canned);
+            let acceptor = acceptor.clone();
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request| {
                     let canned = Arc::clone(&canned);
                     async move { Ok::<_, Infallible>(answer(&canned, request).await) }
                 });
-                // A connection's errors (a client that resets, say) end that connection only.
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
+                // hyper-util's auto builder tells HTTP/2 from HTTP/1.1 by the first bytes, so
+                // it serves h2c with prior knowledge and ALPN's choice alike. A connection's
+                // errors (a client that resets, say) end that connection only.
+                let http = auto::Builder::new(TokioExecutor::new());
+                match acceptor {
+                    None => {
+                        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                    Some(acceptor) => {
+                        let Ok(Ok(stream)) =
+                            tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await
+                        else {
+                            return;
+                        };
+                        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                }
             });
         }
     })

@@ -17,11 +17,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &ceiling::Args) -> anyhow::Result<()> {
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(tls::server_config(cert, key)?),
+        _ => None,
+    };
     let listener = std::net::TcpListener::bind(args.addr)
         .with_context(|| format!("listening on {}", args.addr))?;
+    let scheme = if tls.is_some() { "https" } else { "http" };
     eprintln!(
-        "ceiling listening on http://{}/WSTest",
+        "ceiling listening on {scheme}://{}/WSTest",
         listener.local_addr()?
     );
-    ceiling::run(listener, args.n_threads())
+    ceiling::run(listener, args.n_threads(), tls)
 }

@@ -1,6 +1,8 @@
 //! The command line and the settings it yields.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
@@ -57,6 +59,22 @@ pub struct Args {
     /// reader alone, or serde derive over quick-xml or serde-xml-rs. Each answers alike.
     #[arg(long, value_enum, default_value_t = BindingChoice::Streaming)]
     pub binding: BindingChoice,
+    /// Serve TLS with this certificate chain (PEM), offering HTTP/2 and HTTP/1.1 by ALPN; needs
+    /// --tls-key. Without it the server speaks plain HTTP/1.1, and HTTP/2 to clients that open
+    /// with its preface (h2c with prior knowledge).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key (PEM: PKCS#8, PKCS#1 or SEC1) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Seconds a client has from its connection to the end of the TLS handshake; 0 turns the
+    /// limit off.
+    #[arg(long, default_value_t = 10.0)]
+    pub tls_handshake_timeout: f64,
+    /// HTTP/2: streams a client may have open at once on one connection; more are refused
+    /// (REFUSED_STREAM).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_streams: u32,
 }
 
 /// The bindings `--binding` offers.
@@ -104,6 +122,11 @@ pub struct Config {
     pub shutdown_grace: Duration,
     /// The XML binding (`--binding`).
     pub binding: BindingChoice,
+    /// `--tls-cert` and `--tls-key`, read.
+    pub tls: Option<Arc<rustls::ServerConfig>>,
+    pub tls_handshake_timeout: Option<Duration>,
+    /// HTTP/2 streams open at once per connection (`--max-streams`).
+    pub max_streams: u32,
 }
 
 impl Default for Config {
@@ -122,6 +145,9 @@ impl Default for Config {
                 .collect(),
             shutdown_grace: Duration::from_secs(10),
             binding: BindingChoice::Streaming,
+            tls: None,
+            tls_handshake_timeout: Some(Duration::from_secs(10)),
+            max_streams: 100,
         }
     }
 }
@@ -149,6 +175,12 @@ impl Args {
             shutdown_grace: seconds("--shutdown-grace", self.shutdown_grace)?.unwrap_or_default(),
             paths,
             binding: self.binding,
+            tls: match (&self.tls_cert, &self.tls_key) {
+                (Some(cert), Some(key)) => Some(tls::server_config(cert, key)?),
+                _ => None,
+            },
+            tls_handshake_timeout: seconds("--tls-handshake-timeout", self.tls_handshake_timeout)?,
+            max_streams: self.max_streams,
         })
     }
 }

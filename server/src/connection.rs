@@ -1,41 +1,114 @@
-//! One connection from accept to close.
+//! One connection from accept to close: plain HTTP/1.1, HTTP/2 with prior knowledge (h2c), or
+//! either over TLS as ALPN chose.
 //!
-//! hyper gives a connection an 8 KB read buffer and an 8 KB write buffer when it is first
-//! polled, and keeps them for as long as the connection lives. So a connection is handed to
-//! hyper only once its client has sent a byte, and when it has waited a while for its next
-//! request the watchdog sends it into hibernation: hyper lets go, dropping its buffers, and the
-//! next request gets a new hyper connection on the same socket. An idle connection then costs a
-//! task and a socket: about 3.5 KB, against 21 KB when hyper held it (10,000 connections,
-//! `scripts/connections.sh`; RELIABILITY.md has the figures).
+//! Plain HTTP/1.1: hyper gives a connection an 8 KB read buffer and an 8 KB write buffer when
+//! it is first polled, and keeps them for as long as the connection lives. So a connection is
+//! handed to hyper only once its client has sent a byte, and when it has waited a while for its
+//! next request the watchdog sends it into hibernation: hyper lets go, dropping its buffers,
+//! and the next request gets a new hyper connection on the same socket. An idle connection then
+//! costs a task and a socket: about 3.5 KB, against 21 KB when hyper held it (10,000
+//! connections, `scripts/connections.sh`; RELIABILITY.md has the figures).
+//!
+//! A plain connection's first bytes say whether it is HTTP/2: they are read (through the
+//! watchdog, so the header timeout covers a client that stops half-way) until they differ from
+//! HTTP/2's connection preface or hold all of it, and handed back to hyper before the rest.
+//! HTTP/2 and TLS connections never hibernate: their state (HPACK tables, streams, the TLS
+//! session) lives in the connection, not in the socket.
+//!
+//! TLS: the handshake must finish within `--tls-handshake-timeout` of the accept.
 //!
 //! Shutdown: a connection waiting for a first byte closes at once; one in hyper's hands
-//! finishes the request in flight (hyper's graceful shutdown) and closes; the worker waits for
-//! all of them through [`Drain`].
+//! finishes the requests in flight (hyper's graceful shutdown: GOAWAY on HTTP/2) and closes;
+//! the worker waits for all of them through [`Drain`].
 
 use std::cell::{Cell, RefCell};
+use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
 use std::task::Poll;
 
-use hyper::server::conn::http1;
+use hyper::server::conn::{http1, http2};
 use hyper_util::rt::TokioIo;
-use tokio::io::ReadBuf;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::{Notify, watch};
+use tokio_rustls::TlsAcceptor;
 
 use crate::config::Config;
 use crate::service;
 use crate::watchdog::{ConnectionState, WatchedIo};
+use tls::ALPN_H2;
+
+/// HTTP/2's connection preface (RFC 9113, section 3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// The protocol engines a worker's connections share.
+pub(crate) struct Protocols {
+    pub(crate) http1: http1::Builder,
+    pub(crate) http2: http2::Builder<LocalExec>,
+    pub(crate) tls: Option<TlsAcceptor>,
+}
+
+impl Protocols {
+    pub(crate) fn new(config: &Config) -> Protocols {
+        let mut http2 = http2::Builder::new(LocalExec);
+        http2
+            .max_concurrent_streams(config.max_streams)
+            // hyper's default (16 KiB) would refuse SOAP requests with long headers that HTTP/1.1
+            // takes; 64 KiB matches hyper's HTTP/1.1 head limit.
+            .max_header_list_size(64 * 1024)
+            // Windows big enough for the largest WSTest message in one round trip, so that
+            // flow control never paces a benchmark; the client's own windows bound what the
+            // server buffers for it.
+            .initial_stream_window_size(1024 * 1024)
+            .initial_connection_window_size(4 * 1024 * 1024);
+        Protocols {
+            http1: http1::Builder::new(),
+            http2,
+            tls: config.tls.clone().map(TlsAcceptor::from),
+        }
+    }
+}
+
+/// Runs hyper's HTTP/2 stream tasks on the worker's own thread (its services hold `Rc`s).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalExec;
+
+impl<F: Future + 'static> hyper::rt::Executor<F> for LocalExec {
+    fn execute(&self, future: F) {
+        tokio::task::spawn_local(future);
+    }
+}
 
 /// Serves one connection until it closes, the watchdog aborts it, or `stop` turns true.
 pub(crate) async fn serve(
     stream: TcpStream,
-    http: Rc<http1::Builder>,
+    protocols: Rc<Protocols>,
     config: Rc<Config>,
     state: Rc<ConnectionState>,
     mut stop: watch::Receiver<bool>,
 ) {
+    if let Some(acceptor) = &protocols.tls {
+        let handshake = acceptor.accept(stream);
+        let tls = tokio::select! {
+            biased;
+            _ = stop.changed() => return,
+            tls = within(config.tls_handshake_timeout, handshake) => tls,
+        };
+        let Some(Ok(tls)) = tls else {
+            return;
+        };
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(ALPN_H2);
+        let io = WatchedIo::new(Rc::new(RefCell::new(tls)), Rc::clone(&state));
+        if h2 {
+            serve_h2(io, &protocols, config, state, stop).await;
+        } else {
+            serve_http1(io, &protocols, config, state, stop).await;
+        }
+        return;
+    }
     let stream = Rc::new(RefCell::new(stream));
+    let mut first = true;
     loop {
         let spoke = tokio::select! {
             biased;
@@ -45,20 +118,102 @@ pub(crate) async fn serve(
         if !spoke {
             return;
         }
-        let io = TokioIo::new(WatchedIo::new(Rc::clone(&stream), Rc::clone(&state)));
-        let service = service::service(Rc::clone(&config), Rc::clone(&state));
-        let mut connection = pin!(http.serve_connection(io, service));
-        tokio::select! {
-            biased;
-            _ = connection.as_mut() => {}
-            _ = stop.changed() => {
-                connection.as_mut().graceful_shutdown();
-                let _ = connection.await;
-                return;
+        let mut io = WatchedIo::new(Rc::clone(&stream), Rc::clone(&state));
+        if std::mem::take(&mut first) {
+            let h2 = tokio::select! {
+                biased;
+                _ = stop.changed() => return,
+                h2 = read_preface(&mut io) => h2,
+            };
+            match h2 {
+                Some(true) => return serve_h2(io, &protocols, config, state, stop).await,
+                Some(false) => {}
+                None => return,
             }
         }
-        if !state.wake_from_hibernation() {
+        if !serve_http1(
+            io,
+            &protocols,
+            Rc::clone(&config),
+            Rc::clone(&state),
+            stop.clone(),
+        )
+        .await
+            || !state.wake_from_hibernation()
+        {
             return;
+        }
+    }
+}
+
+/// `future`, cut off after `limit` (`None` when it was).
+async fn within<T>(
+    limit: Option<std::time::Duration>,
+    future: impl Future<Output = T>,
+) -> Option<T> {
+    match limit {
+        Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+        None => Some(future.await),
+    }
+}
+
+/// Reads a plain connection's first bytes: whether they are HTTP/2's preface (`None` when the
+/// client closed first). What was read is handed back to hyper by `io`.
+async fn read_preface<S: AsyncRead + AsyncWrite + Unpin>(io: &mut WatchedIo<S>) -> Option<bool> {
+    let mut head = [0u8; 24];
+    let mut n = 0;
+    while n < head.len() {
+        match io.read(&mut head[n..]).await {
+            Ok(0) | Err(_) => return None,
+            Ok(read) => n += read,
+        }
+        if head[..n] != H2_PREFACE[..n] {
+            break;
+        }
+    }
+    io.unread(&head[..n]);
+    Some(n == H2_PREFACE.len() && head == *H2_PREFACE)
+}
+
+/// Serves HTTP/1.1 until hyper lets go: false when the connection is done with, true when it
+/// let go of an idle connection (hibernation).
+async fn serve_http1<S: AsyncRead + AsyncWrite + Unpin + 'static>(
+    io: WatchedIo<S>,
+    protocols: &Protocols,
+    config: Rc<Config>,
+    state: Rc<ConnectionState>,
+    mut stop: watch::Receiver<bool>,
+) -> bool {
+    let service = service::service(config, state);
+    let mut connection = pin!(protocols.http1.serve_connection(TokioIo::new(io), service));
+    tokio::select! {
+        biased;
+        _ = connection.as_mut() => true,
+        _ = stop.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
+            false
+        }
+    }
+}
+
+/// Serves HTTP/2 until the connection closes.
+async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + 'static>(
+    io: WatchedIo<S>,
+    protocols: &Protocols,
+    config: Rc<Config>,
+    state: Rc<ConnectionState>,
+    mut stop: watch::Receiver<bool>,
+) {
+    state.set_multiplexed();
+    let service = service::service(config, state);
+    let mut connection = pin!(protocols.http2.serve_connection(TokioIo::new(io), service));
+    tokio::select! {
+        biased;
+        _ = connection.as_mut() => {}
+        _ = stop.changed() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = connection.await;
         }
     }
 }

@@ -3,8 +3,9 @@
 //! # Map
 //! - [`config`]: the command line and the [`Config`] it yields.
 //! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
-//! - `connection`: one connection from accept to close: hyper only while it has a request to
-//!   read or answer, hibernation in between, and the drain at shutdown.
+//! - `connection`: one connection from accept to close: the TLS handshake, HTTP/2 or HTTP/1.1,
+//!   hyper only while it has a request to read or answer, hibernation in between (plain
+//!   HTTP/1.1), and the drain at shutdown.
 //! - `watchdog`: the header, body, write and idle timeouts of a connection, and when it
 //!   hibernates.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
@@ -25,7 +26,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use hyper::server::conn::http1;
 use tokio::sync::{Semaphore, watch};
 
 pub use config::{BindingChoice, Config};
@@ -221,7 +221,7 @@ fn worker(
         let drain = Rc::new(Drain::default());
         // No hyper timer: the connection watchdog enforces the timeouts, which spares every
         // request the allocation and arming of a header timer.
-        let http = Rc::new(http1::Builder::new());
+        let protocols = Rc::new(connection::Protocols::new(&config));
         let timeouts = Timeouts {
             header: config.header_timeout,
             body: config.body_timeout,
@@ -244,10 +244,10 @@ fn worker(
                 tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             };
-            let state = Rc::new(ConnectionState::new());
+            let state = Rc::new(ConnectionState::new(config.tls.is_none()));
             let serving = connection::serve(
                 stream,
-                Rc::clone(&http),
+                Rc::clone(&protocols),
                 Rc::clone(&config),
                 Rc::clone(&state),
                 stop_rx.clone(),

@@ -30,8 +30,13 @@ fn run(args: &server::config::Args) -> anyhow::Result<()> {
     let listener =
         server::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
     let addr = listener.local_addr()?;
+    let scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
     eprintln!(
-        "wstest-server listening on http://{addr}/WSTest ({} threads, binding {}); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml http://{addr}/WSTest",
+        "wstest-server listening on {scheme}://{addr}/WSTest ({} threads, binding {}); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml {scheme}://{addr}/WSTest",
         config.n_threads,
         config.binding.binding().name()
     );

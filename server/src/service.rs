@@ -116,7 +116,21 @@ async fn soap(
         return too_large(config);
     }
     let (parts, body) = request.into_parts();
-    let collected = Limited::new(body, config.max_body).collect().await;
+    let collecting = Limited::new(body, config.max_body).collect();
+    // HTTP/2: the connection's watchdog cannot time one stream among many, so each stream's body
+    // has its own timer (HTTP/1.1 keeps the watchdog's, which costs no timer a request).
+    let collected = match config.body_timeout.filter(|_| state.multiplexed()) {
+        Some(limit) => match tokio::time::timeout(limit, collecting).await {
+            Ok(collected) => collected,
+            Err(_) => {
+                return plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the request body did not arrive within {limit:?}\n"),
+                );
+            }
+        },
+        None => collecting.await,
+    };
     state.body_read();
     let body = match collected {
         Ok(collected) => collected.to_bytes(),

@@ -12,9 +12,14 @@
 //! Any of them ends the connection. So the request path only bumps counters; no timer is
 //! allocated, armed or cancelled per request, which hyper's own header timer does.
 //!
-//! The watchdog also sends a connection that has waited a whole tick for its next request into
-//! hibernation: hyper lets go of it and of its buffers, and `connection` serves the next request
-//! with a new hyper connection on the same socket.
+//! The watchdog also sends a plain HTTP/1.1 connection that has waited a whole tick for its next
+//! request into hibernation: hyper lets go of it and of its buffers, and `connection` serves the
+//! next request with a new hyper connection on the same socket.
+//!
+//! On HTTP/2 (`multiplexed`) the same limits hold for the connection: idle when no stream is
+//! open; header when bytes arrived with no stream open and no request has started since; write
+//! as on HTTP/1.1. A stream's body timeout is kept by the service, per stream
+//! ([`ConnectionState::multiplexed`]).
 
 use std::cell::{Cell, RefCell};
 use std::pin::Pin;
@@ -23,7 +28,6 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
 use tokio::time::Instant;
 
 /// The limits a watchdog keeps; `None` turns one off.
@@ -69,11 +73,20 @@ pub(crate) struct ConnectionState {
     hibernating: Cell<bool>,
     /// Who to wake when hyper waits for the next request, so that the watchdog can end its wait.
     idle_reader: Cell<Option<Waker>>,
+    /// Plain HTTP/1.1 may hibernate; TLS and HTTP/2 keep their state in the connection.
+    may_hibernate: Cell<bool>,
+    /// HTTP/2: requests overlap, `active` of them at once.
+    multiplexed: Cell<bool>,
+    active: Cell<u32>,
 }
 
 impl ConnectionState {
-    pub(crate) fn new() -> ConnectionState {
+    /// The state of a new connection; `may_hibernate` for plain HTTP/1.1.
+    pub(crate) fn new(may_hibernate: bool) -> ConnectionState {
         ConnectionState {
+            may_hibernate: Cell::new(may_hibernate),
+            multiplexed: Cell::new(false),
+            active: Cell::new(0),
             born: Instant::now(),
             n_reads: Cell::new(0),
             waiting: Cell::new(true),
@@ -99,7 +112,9 @@ impl ConnectionState {
         // Bytes read between requests, or after the request's body is in (read ahead, as a
         // pipelining client sends them), start the next request's head: its header timeout
         // runs, and the connection is not idle.
-        let between_requests = self.waiting.get() || self.body_started.get() == 0;
+        // On HTTP/2 only bytes with no stream open start a "head".
+        let between_requests =
+            self.waiting.get() || (!self.multiplexed.get() && self.body_started.get() == 0);
         if between_requests && self.head_started.get() == 0 {
             self.head_started.set(self.stamp());
         }
@@ -136,11 +151,26 @@ impl ConnectionState {
         }
     }
 
+    /// The connection speaks HTTP/2: it never hibernates, and its streams' body timeouts are
+    /// the service's.
+    pub(crate) fn set_multiplexed(&self) {
+        self.multiplexed.set(true);
+        self.may_hibernate.set(false);
+    }
+
+    /// Whether requests overlap on this connection (HTTP/2).
+    pub(crate) fn multiplexed(&self) -> bool {
+        self.multiplexed.get()
+    }
+
     /// A request's head is complete: it reached the service, which reads its body next.
     pub(crate) fn request_started(&self) {
+        self.active.set(self.active.get() + 1);
         self.waiting.set(false);
         self.head_started.set(0);
-        self.body_started.set(self.stamp());
+        if !self.multiplexed.get() {
+            self.body_started.set(self.stamp());
+        }
     }
 
     /// The request's body has been read (or refused).
@@ -150,8 +180,9 @@ impl ConnectionState {
 
     /// The service has answered; what is read next belongs to the next request.
     pub(crate) fn request_done(&self) {
+        self.active.set(self.active.get().saturating_sub(1));
         self.body_started.set(0);
-        self.waiting.set(true);
+        self.waiting.set(self.active.get() == 0);
     }
 }
 
@@ -193,32 +224,51 @@ pub(crate) async fn watchdog(state: Rc<ConnectionState>, timeouts: Timeouts) {
             && now - quiet_since >= tick
             && state.write_blocked.get() == 0
             && !state.hibernating.get()
+            && state.may_hibernate.get()
         {
             state.hibernate();
         }
     }
 }
 
-/// A TCP stream that tells its [`ConnectionState`] about every read that brought data and
-/// every write, and that ends hyper's wait for a request when the connection hibernates. The
-/// stream is shared with the connection's task, which keeps it when hyper lets go.
-pub(crate) struct WatchedIo {
-    inner: Rc<RefCell<TcpStream>>,
+/// A stream (TCP, or TLS over it) that tells its [`ConnectionState`] about every read that
+/// brought data and every write, and that ends hyper's wait for a request when the connection
+/// hibernates. The stream is shared with the connection's task, which keeps it when hyper lets
+/// go. Bytes read to tell HTTP/2 from HTTP/1.1 are handed back ([`WatchedIo::unread`]) before
+/// the stream's own.
+pub(crate) struct WatchedIo<S> {
+    inner: Rc<RefCell<S>>,
     state: Rc<ConnectionState>,
+    unread: Vec<u8>,
 }
 
-impl WatchedIo {
-    pub(crate) fn new(inner: Rc<RefCell<TcpStream>>, state: Rc<ConnectionState>) -> WatchedIo {
-        WatchedIo { inner, state }
+impl<S> WatchedIo<S> {
+    pub(crate) fn new(inner: Rc<RefCell<S>>, state: Rc<ConnectionState>) -> WatchedIo<S> {
+        WatchedIo {
+            inner,
+            state,
+            unread: Vec::new(),
+        }
+    }
+
+    /// `bytes` are read again before anything else.
+    pub(crate) fn unread(&mut self, bytes: &[u8]) {
+        self.unread.splice(0..0, bytes.iter().copied());
     }
 }
 
-impl AsyncRead for WatchedIo {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for WatchedIo<S> {
     fn poll_read(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
+        if !self.unread.is_empty() {
+            let n = self.unread.len().min(buf.remaining());
+            buf.put_slice(&self.unread[..n]);
+            self.unread.drain(..n);
+            return Poll::Ready(Ok(()));
+        }
         let state = &self.state;
         if state.hibernating.get() && state.is_idle() {
             // The end of the stream, as hyper sees it; the socket stays open.
@@ -240,7 +290,7 @@ impl AsyncRead for WatchedIo {
     }
 }
 
-impl AsyncWrite for WatchedIo {
+impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for WatchedIo<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
