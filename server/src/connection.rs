@@ -119,7 +119,7 @@ pub(crate) async fn serve(
             return;
         }
         let mut io = WatchedIo::new(Rc::clone(&stream), Rc::clone(&state));
-        if std::mem::take(&mut first) {
+        if first {
             let h2 = tokio::select! {
                 biased;
                 _ = stop.changed() => return,
@@ -127,7 +127,10 @@ pub(crate) async fn serve(
             };
             match h2 {
                 Some(true) => return serve_h2(io, &protocols, config, state, stop).await,
-                Some(false) => {}
+                Some(false) => first = false,
+                // The watchdog sent the connection into hibernation as its first byte came
+                // (nothing was read): look again.
+                None if state.wake_from_hibernation() => continue,
                 None => return,
             }
         }

@@ -5,10 +5,12 @@
 //!   the Debian package to install, unless the run opts out with [`SKIP_TOOLS_VAR`].
 //! - [`Rng`]: a small deterministic generator, so that a failure names its seed.
 //! - [`corpus`]: the hostile-input corpus's manifest and files.
+//! - [`certs`]: a throwaway CA and server certificate for TLS tests.
 //! - [`servers`]: small HTTP servers that misbehave on purpose, for load clients to meet.
 //! - [`workspace_bin`]: a binary of this workspace, built when a test needs it.
 //! - [`check_expected`]: a snapshot file compared with what a test made.
 
+pub mod certs;
 pub mod corpus;
 pub mod servers;
 

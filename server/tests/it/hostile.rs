@@ -25,6 +25,8 @@ enum Answer {
     Fault(FaultCode),
     /// No answer: the connection is closed.
     Close,
+    /// HTTP/2 (`h2` in the manifest): the server's SETTINGS frame, then the connection closes.
+    Http2,
 }
 
 #[derive(Debug)]
@@ -69,8 +71,10 @@ fn corpus() -> Vec<Case> {
 }
 
 fn parse_answer(text: &str) -> Option<Answer> {
-    if text == "close" {
-        return Some(Answer::Close);
+    match text {
+        "close" => return Some(Answer::Close),
+        "h2" => return Some(Answer::Http2),
+        _ => {}
     }
     if let Some(code) = text.strip_prefix("500/") {
         return Some(Answer::Fault(match code {
@@ -115,11 +119,22 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
     let _ = std::io::Write::write_all(&mut client.stream, &case.bytes);
     for (n, expected) in case.answers.iter().enumerate() {
         let what = format!("answer {} of {}", n + 1, case.answers.len());
+        if *expected == Answer::Http2 {
+            let mut answer = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut client.stream, &mut answer);
+            // A frame head: 3 bytes of length, then the type, 4 being SETTINGS.
+            if answer.get(3) != Some(&4) {
+                return Err(format!("{what}: wanted an HTTP/2 SETTINGS frame, got {answer:?}"));
+            }
+            received += answer.len();
+            continue;
+        }
         let response = client.try_read_response();
         received += response.as_ref().map_or(0, |response| response.body.len());
         match (expected, response) {
-            (Answer::Close, None) => {}
-            (Answer::Close, Some(response)) => {
+            // HTTP/2 answers were read above.
+            (Answer::Close | Answer::Http2, None) => {}
+            (Answer::Close | Answer::Http2, Some(response)) => {
                 return Err(format!(
                     "{what}: wanted the connection closed, got {} {}",
                     response.status,

@@ -5,6 +5,7 @@ mod hostile;
 mod http;
 mod interop;
 mod limits;
+mod secure;
 
 use std::io::{Read as _, Write as _};
 use std::net::{SocketAddr, TcpStream};
