@@ -124,7 +124,9 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
             let _ = std::io::Read::read_to_end(&mut client.stream, &mut answer);
             // A frame head: 3 bytes of length, then the type, 4 being SETTINGS.
             if answer.get(3) != Some(&4) {
-                return Err(format!("{what}: wanted an HTTP/2 SETTINGS frame, got {answer:?}"));
+                return Err(format!(
+                    "{what}: wanted an HTTP/2 SETTINGS frame, got {answer:?}"
+                ));
             }
             received += answer.len();
             continue;

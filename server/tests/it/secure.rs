@@ -226,12 +226,15 @@ fn h2_raw(addr: SocketAddr, settings: &[(u16, u32)]) -> TcpStream {
     stream
 }
 
+/// A frame as read: type, flags, stream, payload.
+type Frame = (u8, u8, u32, Vec<u8>);
+
 /// Reads frames until `stop` says so or the connection ends: every frame's (kind, flags,
 /// stream, payload), and whether the connection ended.
 fn read_frames(
     stream: &mut TcpStream,
     mut stop: impl FnMut(u8, u32, &[u8]) -> bool,
-) -> (Vec<(u8, u8, u32, Vec<u8>)>, bool) {
+) -> (Vec<Frame>, bool) {
     let mut frames = Vec::new();
     loop {
         let mut head = [0u8; 9];
