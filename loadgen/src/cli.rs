@@ -6,12 +6,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+use tls::client::{self as tls_client, ClientTls, Verify, Versions};
+
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
 use crate::pace::Rate;
 use crate::shard::Shard;
-use crate::url::{Authority, Url, UrlError};
+use crate::url::{Authority, Scheme, Url, UrlError};
 use crate::{clock, duration};
 
 /// ab exits with EINVAL for usage errors; so does loadgen.
@@ -75,26 +77,16 @@ struct Grammar {
     unknown_letter: fn(u8) -> UsageError,
 }
 
-/// ab's options that take a value (the apr_getopt string of ab 2.4 without its TLS options).
+/// ab's options (the apr_getopt string of ab 2.4 built with TLS), and loadgen's long flags.
 const AB: Grammar = Grammar {
-    with_value: b"nctsbTpuvxyzCHPAgXeBm",
-    flags: b"lrkVhwidSq",
-    long_flags: &["http1.0"],
+    with_value: b"nctsbTpuvxyzCHPAgXeBmZfE",
+    flags: b"lrkVhwidSqI",
+    long_flags: &["http1.0", "verify", "tls-resume"],
     positional_ends_options: true,
     unknown_letter: |letter| {
-        if TLS_OPTIONS.contains(&letter) {
-            UsageError::usage(format!(
-                "loadgen: -{} is a TLS option, and loadgen does not support TLS (https)",
-                char::from(letter)
-            ))
-        } else {
-            UsageError::usage(format!("ab: illegal option -- {}", char::from(letter)))
-        }
+        UsageError::usage(format!("ab: illegal option -- {}", char::from(letter)))
     },
 };
-
-/// ab's TLS options, refused with a clear message: loadgen speaks plain HTTP only.
-const TLS_OPTIONS: &[u8] = b"IZfE";
 /// ab's `MAX_CONCURRENCY` in the 2.4.71 build.
 const MAX_CONCURRENCY: u32 = 200_000;
 
@@ -165,6 +157,8 @@ struct Draft {
     method_given: bool,
     /// `-i`.
     head: bool,
+    /// The first TLS option given, which an `http://` URL cannot use.
+    tls_option: Option<String>,
     help: bool,
     version: bool,
 }
@@ -191,10 +185,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
     let [url] = positional.as_slice() else {
         return Err(UsageError::usage("ab: wrong number of arguments"));
     };
-    draft.target.url = Url::parse(url).map_err(|error| match error {
-        UrlError::Https => UsageError::usage(format!("loadgen: {error}")),
-        UrlError::Invalid => UsageError::usage("ab: invalid URL"),
-    })?;
+    draft.target.url = Url::parse(url).map_err(|UrlError::Invalid| UsageError::usage("ab: invalid URL"))?;
     draft
         .finish()
         .map(|options| Invocation::Run(Box::new(options)))
@@ -205,6 +196,7 @@ impl Draft {
         Draft {
             target: Target {
                 url: Url {
+                    scheme: Scheme::Http,
                     host: String::new(),
                     port: 80,
                     path: String::new(),
@@ -212,6 +204,7 @@ impl Draft {
                 proxy: None,
                 bind_address: None,
                 socket_buffer: None,
+                tls: ClientTls::default(),
             },
             load: Load {
                 n_requests: Some(1),
@@ -256,6 +249,7 @@ impl Draft {
             count_given: false,
             method_given: false,
             head: false,
+            tls_option: None,
             help: false,
             version: false,
         }
@@ -285,6 +279,18 @@ impl Draft {
             return Err(UsageError::usage(format!(
                 "loadgen: --rate {rate} is a ramp, which runs over the measured phase: give its length with --duration or -t"
             )));
+        }
+        if let Some(option) = &self.tls_option
+            && self.target.url.scheme != Scheme::Https
+        {
+            return Err(UsageError::usage(format!(
+                "loadgen: {option} is a TLS option, for an https:// URL"
+            )));
+        }
+        if self.target.url.scheme == Scheme::Https && self.target.proxy.is_some() {
+            return Err(UsageError::usage(
+                "loadgen: -X with an https:// URL: loadgen does not tunnel TLS through a proxy",
+            ));
         }
         if let Some(shard) = load.shard
             && load.share().concurrency == 0
@@ -319,6 +325,10 @@ impl Draft {
             b'd' => display.percentiles = false,
             b'S' => display.confidence = false,
             b'q' => self.output.quiet = true,
+            b'I' => {
+                self.tls_option.get_or_insert_with(|| "-I".to_owned());
+                self.target.tls.sni = false;
+            }
             _ => unreachable!("the grammar's flags are these letters"),
         }
     }
@@ -400,6 +410,19 @@ impl Draft {
                 // ab refuses -p/-u after -m, but takes -m after -p (a PATCH with a body).
                 self.method_given = self.request.body_file.is_none();
             }
+            b'Z' | b'f' | b'E' => {
+                self.tls_option
+                    .get_or_insert_with(|| format!("-{}", char::from(letter)));
+                let tls = &mut self.target.tls;
+                let refused = |error: tls_client::NameError| {
+                    UsageError::usage(format!("loadgen: -{}: {error}", char::from(letter)))
+                };
+                match letter {
+                    b'Z' => tls.cipher_suites = tls_client::parse_cipher_list(value).map_err(refused)?,
+                    b'f' => tls.versions = Versions::parse(value).map_err(refused)?,
+                    _ => tls.client_cert = Some(PathBuf::from(value)),
+                }
+            }
             _ => unreachable!("the grammar's valued letters are these"),
         }
         Ok(())
@@ -407,8 +430,20 @@ impl Draft {
 
     fn long(&mut self, name: &str, value: Option<&str>) -> Result<(), UsageError> {
         let Some(value) = value else {
-            // The long flags.
-            self.request.http10 = true;
+            match name {
+                "http1.0" => self.request.http10 = true,
+                "verify" => {
+                    self.tls_option.get_or_insert_with(|| "--verify".to_owned());
+                    if self.target.tls.verify == Verify::Off {
+                        self.target.tls.verify = Verify::SystemRoots;
+                    }
+                }
+                "tls-resume" => {
+                    self.tls_option.get_or_insert_with(|| "--tls-resume".to_owned());
+                    self.target.tls.resume = true;
+                }
+                _ => unreachable!("the grammar's long flags are these"),
+            }
             return Ok(());
         };
         let bad = |what: &str| UsageError::usage(format!("loadgen: --{name} {value:?}: {what}"));
@@ -429,6 +464,10 @@ impl Draft {
             "timeout" => self.checks.request_timeout = Some(duration()?),
             "json" => self.output.json = Some(json_out(value)),
             "series" => self.output.series_file = Some(PathBuf::from(value)),
+            "cacert" => {
+                self.tls_option.get_or_insert_with(|| "--cacert".to_owned());
+                self.target.tls.verify = Verify::CaFile(PathBuf::from(value));
+            }
             "expect-status" => {
                 let status = value
                     .parse::<u16>()

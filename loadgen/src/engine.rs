@@ -16,6 +16,7 @@
 
 mod connection;
 mod shared;
+mod transport;
 
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
@@ -30,7 +31,7 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 
 use self::connection::{Connection, Outcome, Readiness};
 use self::shared::os_message;
-pub use self::shared::{Abort, Padded, Plan, Shared};
+pub use self::shared::{Abort, Padded, Plan, Shared, TlsPlan};
 use crate::schedule::{Schedule, Timing};
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
@@ -268,9 +269,51 @@ impl Worker {
     fn settle_ahead(&mut self, index: usize, outcome: Outcome) {
         match outcome {
             Outcome::Pending => {}
-            Outcome::Connected => self.connections[index].keep(),
+            Outcome::Connected => {
+                self.handshake_done(index);
+                self.connections[index].keep();
+            }
+            Outcome::HandshakeFailed(error) => self.handshake_failed(index, &error),
             _ => self.close(index),
         }
+    }
+
+    /// A TLS handshake finished on connection `index`: counted, and the first one's
+    /// agreement kept for the report.
+    fn handshake_done(&mut self, index: usize) {
+        let connection = &self.connections[index];
+        if !connection.is_tls() {
+            return;
+        }
+        let resumed = match connection.negotiated() {
+            Some((negotiated, resumed)) => {
+                if self.shared.negotiated.get().is_none() {
+                    let _ = self.shared.negotiated.set(negotiated);
+                }
+                resumed
+            }
+            None => false,
+        };
+        let counters = &mut self.stats.counters;
+        counters.tls_handshakes += 1;
+        counters.tls_resumed += u64::from(resumed);
+    }
+
+    /// A TLS handshake failed for good: the run ends, saying why, as no other connection
+    /// will fare better.
+    fn handshake_failed(&mut self, index: usize, error: &rustls::Error) {
+        let name = match &self.plan.tls {
+            Some(tls) => tls.server_name.to_str().into_owned(),
+            None => String::new(),
+        };
+        // Records that do not parse: most likely no TLS at all on the other side.
+        let hint = match error {
+            rustls::Error::InvalidMessage(_) => " (does the server speak TLS on this port?)",
+            _ => "",
+        };
+        self.shared
+            .abort(format!("TLS handshake with {name} failed: {error}{hint}"), 1);
+        self.close(index);
     }
 
     fn poll_timeout(&self, now: Instant) -> Duration {
@@ -392,8 +435,13 @@ impl Worker {
             Outcome::Pending => {}
             Outcome::Connected => {
                 self.shared.connected();
+                self.handshake_done(index);
                 let outcome = self.connections[index].send(&self.plan);
                 self.act(index, outcome);
+            }
+            Outcome::HandshakeFailed(error) => {
+                self.handshake_failed(index, &error);
+                self.fail(index, Failure::Connect, None);
             }
             Outcome::Complete(at) => self.complete(index, at),
             Outcome::Failed(failure, error) => {

@@ -10,6 +10,7 @@ use hdrhistogram::serialization::{Deserializer, Serializer as _, V2Serializer};
 use serde::{Deserialize, Serialize};
 
 use host::Machine;
+use tls::client::Negotiated;
 
 use crate::pace::Pace;
 use crate::report::{QUANTILES, RunInfo};
@@ -132,6 +133,9 @@ pub struct MergedRun {
 pub struct Summary {
     pub server_software: String,
     pub document_length: u64,
+    /// `https://`: what the first TLS handshake agreed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<Negotiated>,
     pub time_taken_s: f64,
     pub requests_per_second: f64,
     pub time_per_request_ms: f64,
@@ -235,6 +239,7 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         summary: Summary {
             server_software: results.server_software.clone(),
             document_length: results.document_length,
+            tls: results.tls.clone(),
             time_taken_s: t,
             requests_per_second: per(c.complete as f64 / t),
             time_per_request_ms: per(context.info.concurrency as f64 * t * 1000.0 / done),
@@ -329,6 +334,7 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
         time_taken: report.summary.time_taken_s,
         server_software: report.summary.server_software.clone(),
         document_length: report.summary.document_length,
+        tls: report.summary.tls.clone(),
     };
     Ok((report, results))
 }

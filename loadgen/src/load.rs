@@ -11,12 +11,13 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
-use crate::engine::{Abort, Plan, Shared, Worker};
+use crate::engine::{Abort, Plan, Shared, TlsPlan, Worker};
 use crate::http::BodyChecks;
 use crate::options::{Options, Target};
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
+use crate::url::Scheme;
 
 /// How often `execute` calls its `on_tick`.
 pub const TICK: Duration = Duration::from_millis(100);
@@ -50,6 +51,16 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         None => None,
     };
     let addr = resolve(target)?;
+    let tls = match target.url.scheme {
+        Scheme::Https => {
+            let name = target.tls_name(&request.headers);
+            Some(TlsPlan {
+                config: tls::client::client_config(&target.tls, &[tls::ALPN_HTTP1])?,
+                server_name: tls::client::server_name(&name)?,
+            })
+        }
+        Scheme::Http => None,
+    };
     let bind = match &target.bind_address {
         Some(address) => Some(
             (address.as_str(), 0)
@@ -67,6 +78,7 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     let plan = Arc::new(Plan {
         request: request::build(target, request, body.as_deref()),
         addr,
+        tls,
         bind,
         socket_buffer: target.socket_buffer,
         keep_alive: request.keep_alive,
@@ -196,6 +208,7 @@ fn first_response(shared: &Shared, results: &mut Results) {
             .unwrap_or("")
             .to_owned();
     }
+    results.tls = shared.negotiated.get().cloned();
     let document_length = shared.document_length.load(Ordering::Relaxed);
     results.document_length = if document_length == u64::MAX {
         0

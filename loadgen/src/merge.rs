@@ -89,6 +89,7 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
     let mut results = Results::merge(Vec::new());
     results.server_software = first.results.server_software.clone();
     results.document_length = first.results.document_length;
+    results.tls = first.results.tls.clone();
     let mut info = first_report.run.clone();
     let (mut concurrency, mut n_threads, mut rate) = (0, 0, None::<Rate>);
     let mut n_requests = Some(0u64);

@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
+use tls::client::ClientTls;
 
 use crate::duration::{optional_seconds, seconds};
 use crate::pace::Rate;
 use crate::shard::{Shard, Share};
-use crate::url::{Authority, Url};
+use crate::url::{Authority, Scheme, Url};
 
 /// A whole command line.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +35,37 @@ pub struct Target {
     pub bind_address: Option<String>,
     /// `-b`: the TCP send and receive buffers, in bytes.
     pub socket_buffer: Option<u32>,
+    /// `-Z`, `-f`, `-I`, `-E`, `--verify`, `--cacert`, `--tls-resume`: how an `https://` URL
+    /// is spoken to (unused for `http://`).
+    #[serde(default)]
+    pub tls: ClientTls,
+}
+
+impl Target {
+    /// The name a TLS connection verifies the certificate against and sends as SNI: as ab,
+    /// a `-H Host:` header's value, else the URL's host (without a port: ab sends one, which
+    /// servers refuse as an illegal parameter).
+    pub fn tls_name(&self, headers: &[Header]) -> String {
+        let host = headers
+            .iter()
+            .rev()
+            .find(|header| header.name.trim().eq_ignore_ascii_case("host"))
+            .map(|header| header.raw_value.trim())
+            .unwrap_or(&self.url.host);
+        match Authority::parse(host, 0) {
+            Ok(authority) => authority.host,
+            Err(_) => host.to_owned(),
+        }
+    }
+
+    /// What ab prints as "TLS Server Name": the name sent as SNI, which no IP address is.
+    pub fn sni(&self, headers: &[Header]) -> Option<String> {
+        let name = self.tls_name(headers);
+        (self.url.scheme == Scheme::Https
+            && self.tls.sni
+            && name.parse::<std::net::IpAddr>().is_err())
+        .then_some(name)
+    }
 }
 
 /// How many requests, on how many connections, at what pace, for how long. These are the
@@ -182,6 +214,7 @@ impl RunSettings {
         TestIdentity {
             url: self.target.url.clone(),
             proxy: self.target.proxy.clone(),
+            tls: self.target.tls.clone(),
             request: self.request.clone(),
             checks: self.checks.clone(),
             time_limit: load.time_limit(),
@@ -255,6 +288,7 @@ pub enum JsonOut {
 pub struct TestIdentity {
     pub url: Url,
     pub proxy: Option<Authority>,
+    pub tls: ClientTls,
     pub request: RequestOptions,
     pub checks: Checks,
     pub time_limit: Option<Duration>,
@@ -284,6 +318,7 @@ impl TestIdentity {
         }
         first_differing!(url);
         first_differing!(proxy);
+        first_differing!(tls);
         first_differing!(request.method);
         first_differing!(request.body_file);
         first_differing!(request.content_type);

@@ -28,6 +28,12 @@ impl RunInfo {
         &self.settings.target.url
     }
 
+    /// The TLS server name the connections sent, for ab's "TLS Server Name".
+    fn sni(&self) -> Option<String> {
+        let settings = &self.settings;
+        settings.target.sni(&settings.request.headers)
+    }
+
     /// `-p` / `-u`.
     fn send_body(&self) -> bool {
         self.settings.request.body_file.is_some()
@@ -91,6 +97,15 @@ pub fn ab_text(
     let _ = writeln!(w, "Server Software:        {}", results.server_software);
     let _ = writeln!(w, "Server Hostname:        {}", info.url().host);
     let _ = writeln!(w, "Server Port:            {}", info.url().port);
+    if let Some(tls) = &results.tls {
+        let _ = writeln!(w, "SSL/TLS Protocol:       {}", tls.ab_protocol());
+        if let Some(key) = &tls.temp_key {
+            let _ = writeln!(w, "Server Temp Key:        {key}");
+        }
+    }
+    if let Some(name) = info.sni() {
+        let _ = writeln!(w, "TLS Server Name:        {name}");
+    }
     let _ = writeln!(w);
     let _ = writeln!(w, "Document Path:          {}", info.url().path);
     if info.settings.checks.variable_length {
@@ -405,8 +420,23 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
             c.late - c.late_client.min(c.late)
         );
     }
-    if let Some(line) = results.saturation(info.rate.is_some()).line() {
+    // A run with no answer says nothing of the client's pace.
+    if let Some(line) = results.saturation(info.rate.is_some()).line()
+        && c.complete > 0
+    {
         let _ = writeln!(w, "{line}");
+    }
+    if c.tls_handshakes > 0 {
+        let how = if info.settings.target.tls.resume {
+            "--tls-resume"
+        } else {
+            "none offered: each connection a full handshake, as with ab; --tls-resume offers them"
+        };
+        let _ = writeln!(
+            w,
+            "TLS handshakes:         {} ({} resumed sessions; {how})",
+            c.tls_handshakes, c.tls_resumed
+        );
     }
     let _ = writeln!(w, "Status codes:");
     if results.status_codes.is_empty() {

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+use tls::client::Negotiated;
 
 use crate::http::Response;
 
@@ -66,6 +67,11 @@ pub struct Counters {
     /// where the others waited for the server to free a connection.
     #[serde(default)]
     pub late_client: u64,
+    /// TLS handshakes made, and how many of them resumed a session (`--tls-resume`).
+    #[serde(default)]
+    pub tls_handshakes: u64,
+    #[serde(default)]
+    pub tls_resumed: u64,
 }
 
 /// A request counts as late when it leaves this long after its scheduled time.
@@ -90,6 +96,8 @@ impl Counters {
         self.bytes_sent += other.bytes_sent;
         self.late += other.late;
         self.late_client += other.late_client;
+        self.tls_handshakes += other.tls_handshakes;
+        self.tls_resumed += other.tls_resumed;
     }
 }
 
@@ -337,6 +345,8 @@ pub struct Results {
     /// The first response's `Server` header and body length.
     pub server_software: String,
     pub document_length: u64,
+    /// What the first TLS handshake agreed (`https://` only).
+    pub tls: Option<Negotiated>,
 }
 
 impl Results {
@@ -388,6 +398,7 @@ impl Results {
             time_taken: last_activity_us as f64 / 1e6,
             server_software: String::new(),
             document_length: 0,
+            tls: None,
         }
     }
 

@@ -1,5 +1,5 @@
-//! Where requests go: `[http://]host[:port]/path`, as ab reads a URL (the scheme optional, the
-//! path required), and `host:port` for a proxy. A leaf: it uses no other module. The suite
+//! Where requests go: `[http[s]://]host[:port]/path`, as ab reads a URL (the scheme optional,
+//! plain HTTP without one; the path required), and `host:port` for a proxy. A leaf: it uses no other module. The suite
 //! reads its targets' URLs with the same [`Url::parse`].
 
 use std::fmt;
@@ -9,15 +9,41 @@ use serde::{Deserialize, Serialize};
 /// Why a URL cannot be used, with ab's words where ab has them.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UrlError {
-    #[error("https:// URLs are not supported: loadgen speaks plain HTTP only")]
-    Https,
     #[error("invalid URL")]
     Invalid,
+}
+
+/// Plain HTTP, or HTTP over TLS.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    #[default]
+    Http,
+    Https,
+}
+
+impl Scheme {
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
 }
 
 /// A target URL.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Url {
+    /// Results files written before loadgen spoke TLS have none: they were plain HTTP.
+    #[serde(default)]
+    pub scheme: Scheme,
     pub host: String,
     pub port: u16,
     /// Everything from the first `/`, query included, as ab's "Document Path".
@@ -25,27 +51,28 @@ pub struct Url {
 }
 
 impl Url {
-    /// `[http://]host[:port]/path`; IPv6 hosts in brackets (no zone).
+    /// `[http[s]://]host[:port]/path`; IPv6 hosts in brackets (no zone).
     pub fn parse(text: &str) -> Result<Url, UrlError> {
-        if text.starts_with("https://") {
-            return Err(UrlError::Https);
-        }
-        let rest = text.strip_prefix("http://").unwrap_or(text);
+        let (scheme, rest) = match text.strip_prefix("https://") {
+            Some(rest) => (Scheme::Https, rest),
+            None => (Scheme::Http, text.strip_prefix("http://").unwrap_or(text)),
+        };
         let slash = rest.find('/').ok_or(UrlError::Invalid)?;
         let (authority, path) = rest.split_at(slash);
-        let Authority { host, port } = Authority::parse(authority, 80)?;
+        let Authority { host, port } = Authority::parse(authority, scheme.default_port())?;
         Ok(Url {
+            scheme,
             host,
             port,
             path: path.to_owned(),
         })
     }
 
-    /// `host[:port]` as a Host header writes it: the port left out when it is 80, as ab does;
-    /// IPv6 hosts in brackets.
+    /// `host[:port]` as a Host header writes it: the port left out when it is the scheme's
+    /// default, as ab does; IPv6 hosts in brackets.
     pub fn host_field(&self) -> String {
         let host = bracketed(&self.host);
-        if self.port == 80 {
+        if self.port == self.scheme.default_port() {
             host
         } else {
             format!("{host}:{}", self.port)
@@ -57,7 +84,8 @@ impl fmt::Display for Url {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "http://{}:{}{}",
+            "{}://{}:{}{}",
+            self.scheme.as_str(),
             bracketed(&self.host),
             self.port,
             self.path

@@ -1,4 +1,5 @@
-//! Small HTTP servers on 127.0.0.1 port 0 that misbehave on purpose, one thread a connection.
+//! Small HTTP servers on 127.0.0.1 port 0 that misbehave on purpose, one thread a connection,
+//! over plain TCP or TLS (rustls, with [`TestCerts`]).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -6,6 +7,10 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
+
+use rustls::{ServerConfig, ServerConnection, StreamOwned};
+
+use crate::certs::TestCerts;
 
 /// What the server does with each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,10 +79,25 @@ pub struct TestServer {
     pub accepted_at: Arc<Mutex<Vec<SystemTime>>>,
     /// [`Behaviour::Capacity`]: when the requests of the last window arrived.
     arrivals: Arc<Mutex<VecDeque<Instant>>>,
+    /// Whether it speaks TLS.
+    tls: bool,
 }
 
 impl TestServer {
     pub fn start(behaviour: Behaviour) -> TestServer {
+        TestServer::listen(behaviour, None)
+    }
+
+    /// The same server over TLS, with `certs`' server certificate (TLS 1.3 and 1.2, session
+    /// resumption as rustls' defaults, ALPN http/1.1).
+    pub fn start_tls(behaviour: Behaviour, certs: &TestCerts) -> TestServer {
+        let mut config = (*tls::server_config(&certs.cert, &certs.key).expect("the test certificates"))
+            .clone();
+        config.alpn_protocols = vec![tls::ALPN_HTTP1.to_vec()];
+        TestServer::listen(behaviour, Some(Arc::new(config)))
+    }
+
+    fn listen(behaviour: Behaviour, tls: Option<Arc<ServerConfig>>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let port = listener.local_addr().unwrap().port();
         let server = TestServer {
@@ -87,6 +107,7 @@ impl TestServer {
             first_request_at: Arc::default(),
             accepted_at: Arc::default(),
             arrivals: Arc::default(),
+            tls: tls.is_some(),
         };
         let seen = server.clone();
         std::thread::spawn(move || {
@@ -94,14 +115,25 @@ impl TestServer {
                 let Ok(stream) = stream else { continue };
                 seen.accepted_at.lock().unwrap().push(SystemTime::now());
                 let seen = seen.clone();
-                std::thread::spawn(move || serve(stream, behaviour, &seen));
+                let tls = tls.clone();
+                std::thread::spawn(move || match tls {
+                    Some(config) => {
+                        let Ok(connection) = ServerConnection::new(config) else {
+                            return;
+                        };
+                        serve(StreamOwned::new(connection, stream), behaviour, &seen);
+                    }
+                    None => serve(stream, behaviour, &seen),
+                });
             }
         });
         server
     }
 
+    /// `http://127.0.0.1:PORT/test`, or `https://` for a TLS server.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/test", self.port)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}/test", self.port)
     }
 
     pub fn requests(&self) -> u64 {
@@ -129,13 +161,30 @@ pub fn refused_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-fn serve(mut stream: TcpStream, behaviour: Behaviour, seen: &TestServer) {
-    let _ = stream.set_nodelay(true);
+/// A connection's stream: TCP, or TLS over it.
+trait Wire: Read + Write {
+    fn tcp(&self) -> &TcpStream;
+}
+
+impl Wire for TcpStream {
+    fn tcp(&self) -> &TcpStream {
+        self
+    }
+}
+
+impl Wire for StreamOwned<ServerConnection, TcpStream> {
+    fn tcp(&self) -> &TcpStream {
+        &self.sock
+    }
+}
+
+fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
+    let _ = stream.tcp().set_nodelay(true);
     if behaviour == Behaviour::NeverReads {
         // Hold the connection until the client gives up; read nothing.
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(60)));
+        let _ = stream.tcp().set_read_timeout(Some(Duration::from_secs(60)));
         let mut byte = [0u8; 1];
-        let _ = stream.peek(&mut byte);
+        let _ = stream.tcp().peek(&mut byte);
         std::thread::park_timeout(Duration::from_secs(60));
         return;
     }
@@ -305,13 +354,13 @@ fn serve(mut stream: TcpStream, behaviour: Behaviour, seen: &TestServer) {
 }
 
 /// Closes with a reset rather than a FIN.
-fn reset(stream: TcpStream) {
-    let _ = socket2::SockRef::from(&stream).set_linger(Some(Duration::ZERO));
+fn reset(stream: impl Wire) {
+    let _ = socket2::SockRef::from(stream.tcp()).set_linger(Some(Duration::ZERO));
     drop(stream);
 }
 
 /// Holds the connection, reading whatever comes, until the client closes it.
-fn hold(stream: &mut TcpStream, buffer: &mut [u8]) {
+fn hold(stream: &mut impl Wire, buffer: &mut [u8]) {
     while stream.read(buffer).is_ok_and(|n| n > 0) {}
 }
 

@@ -1,8 +1,10 @@
 //! Integration tests of the `loadgen` binary: runs against misbehaving test servers (testkit's),
-//! the same runs beside ab, shards, `--start-at` and `loadgen merge` as processes, and deploy/
-//! rendered and scripts/k8s-run.sh end to end. `loadgen suite`'s tests live with the suite.
+//! over plain TCP and TLS, the same runs beside ab, shards, `--start-at` and `loadgen merge` as
+//! processes, and deploy/ rendered and scripts/k8s-run.sh end to end. `loadgen suite`'s tests
+//! live with the suite.
 
 mod ab;
 mod deploy;
 mod runs;
 mod shards;
+mod tls;

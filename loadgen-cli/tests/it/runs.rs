@@ -5,9 +5,10 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use testkit::certs::TestCerts;
 use testkit::servers::{BODY, Behaviour, TestServer, refused_port};
 
-pub(crate) fn loadgen(args: &[&str]) -> Output {
+pub(crate) fn loadgen<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_loadgen"))
         .args(args)
         .output()
@@ -32,23 +33,37 @@ fn row(stdout: &str, label: &str) -> Vec<f64> {
         .collect()
 }
 
-struct Case {
-    name: &'static str,
-    behaviour: Option<Behaviour>,
-    args: &'static str,
-    exit_code: i32,
+pub(crate) struct Case {
+    pub(crate) name: &'static str,
+    pub(crate) behaviour: Option<Behaviour>,
+    /// How the server speaks, and the URL's scheme.
+    pub(crate) wire: Wire,
+    /// The arguments before the URL; `{ca}` stands for the test CA's certificate file and
+    /// `{other-ca}` for one that signed nothing the server shows.
+    pub(crate) args: &'static str,
+    pub(crate) exit_code: i32,
     /// Lines that must be in the report, exactly.
-    lines: &'static [&'static str],
+    pub(crate) lines: &'static [&'static str],
     /// Text that must be on stderr.
-    stderr: &'static [&'static str],
+    pub(crate) stderr: &'static [&'static str],
     /// Requests the server must have read, when that is exact.
-    server_requests: Option<u64>,
+    pub(crate) server_requests: Option<u64>,
 }
 
-const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> Case {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wire {
+    Plain,
+    /// A TLS server and an `https://` URL.
+    Tls,
+    /// A plain server and an `https://` URL.
+    HttpsToPlain,
+}
+
+pub(crate) const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> Case {
     Case {
         name,
         behaviour: Some(behaviour),
+        wire: Wire::Plain,
         args,
         exit_code: 0,
         lines: &[],
@@ -60,14 +75,30 @@ const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> C
 pub(crate) const FAST: Behaviour = Behaviour::Delay(Duration::ZERO);
 
 #[track_caller]
-fn check(case: &Case) -> String {
-    let server = case.behaviour.map(TestServer::start);
-    let url = match &server {
+pub(crate) fn check(case: &Case) -> String {
+    let certs = (case.wire != Wire::Plain).then(|| TestCerts::new("loadgen-runs"));
+    let other = (case.wire != Wire::Plain).then(|| TestCerts::new("loadgen-runs-other"));
+    let server = case.behaviour.map(|behaviour| match (case.wire, &certs) {
+        (Wire::Tls, Some(certs)) => TestServer::start_tls(behaviour, certs),
+        _ => TestServer::start(behaviour),
+    });
+    let mut url = match &server {
         Some(server) => server.url(),
         None => format!("http://127.0.0.1:{}/test", refused_port()),
     };
-    let mut args: Vec<&str> = case.args.split_whitespace().collect();
-    args.push(&url);
+    if case.wire == Wire::HttpsToPlain {
+        url = url.replacen("http://", "https://", 1);
+    }
+    let mut args: Vec<String> = case
+        .args
+        .split_whitespace()
+        .map(|arg| match (arg, &certs, &other) {
+            ("{ca}", Some(certs), _) => certs.ca_cert.display().to_string(),
+            ("{other-ca}", _, Some(other)) => other.ca_cert.display().to_string(),
+            _ => arg.to_owned(),
+        })
+        .collect();
+    args.push(url);
     let output = loadgen(&args);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&output.stderr);

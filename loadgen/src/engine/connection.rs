@@ -1,9 +1,10 @@
-//! One connection of an event loop: its socket, the request out on it, and the IO that turns
-//! readiness into an [`Outcome`] for the loop to act on. A connection counts nothing and knows
+//! One connection of an event loop: its socket (plain or TLS, through a [`Transport`]), the
+//! request out on it, and the IO that turns readiness into an [`Outcome`] for the loop to act
+//! on. A connection counts nothing and knows
 //! nothing of the other connections, the schedule or the statistics; what a complete or failed
 //! request means for those is the loop's business.
 
-use std::io::{self, Read, Write};
+use std::io;
 use std::time::Instant;
 
 use mio::net::TcpStream;
@@ -11,6 +12,7 @@ use mio::{Interest, Registry, Token};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::Plan;
+use super::transport::{HandshakeError, Received, Transport};
 use crate::http::{Feed, ResponseParser};
 use crate::stats::{Failure, Sample};
 
@@ -22,6 +24,8 @@ enum Phase {
     /// No request out; the stream, if any, may be reused.
     Idle,
     Connecting,
+    /// TLS: the handshake is under way.
+    Handshaking,
     Writing,
     Reading,
 }
@@ -40,8 +44,12 @@ pub(super) struct Readiness {
 pub(super) enum Outcome {
     /// Nothing to act on: the request is still out, or the event was not for this phase.
     Pending,
-    /// The connect finished: the request goes out next ([`Connection::send`]).
+    /// The connect (and any TLS handshake) finished: the request goes out next
+    /// ([`Connection::send`]).
     Connected,
+    /// The TLS handshake failed for a reason no retry mends (no common protocol or cipher, a
+    /// refused certificate, a server that does not speak TLS).
+    HandshakeFailed(rustls::Error),
     /// The whole response arrived, at this instant.
     Complete(Instant),
     /// The request ended without a response.
@@ -55,7 +63,7 @@ pub(super) enum Outcome {
 
 #[derive(Debug)]
 pub(super) struct Connection {
-    stream: Option<TcpStream>,
+    stream: Option<Transport>,
     phase: Phase,
     pub(super) parser: ResponseParser,
     /// The stream has carried a response before this request.
@@ -138,36 +146,68 @@ impl Connection {
 
     /// Opens a non-blocking connection to the plan's address, registered under `token`.
     pub(super) fn connect(&mut self, plan: &Plan, registry: &Registry, token: Token) -> Outcome {
-        let (mut stream, connected) = match open_stream(plan) {
+        let (mut tcp, connected) = match open_stream(plan) {
             Ok(opened) => opened,
             Err(error) => return Outcome::Failed(Failure::Connect, Some(error)),
         };
         if let Err(error) =
-            registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)
+            registry.register(&mut tcp, token, Interest::READABLE | Interest::WRITABLE)
         {
             return Outcome::Failed(Failure::Connect, Some(error));
         }
-        self.stream = Some(stream);
+        let transport = match &plan.tls {
+            Some(tls) => match Transport::tls(tcp, &tls.config, &tls.server_name) {
+                Ok(transport) => transport,
+                Err(error) => return Outcome::HandshakeFailed(error),
+            },
+            None => Transport::Plain(tcp),
+        };
+        self.stream = Some(transport);
+        self.phase = Phase::Connecting;
         if connected {
-            Outcome::Connected
+            self.handshake()
         } else {
-            self.phase = Phase::Connecting;
             Outcome::Pending
         }
+    }
+
+    /// After the TCP connect: the TLS handshake, if any, as far as the socket allows.
+    fn handshake(&mut self) -> Outcome {
+        let Some(stream) = self.stream.as_mut() else {
+            return Outcome::Pending;
+        };
+        self.phase = Phase::Handshaking;
+        match stream.handshake() {
+            Ok(true) => Outcome::Connected,
+            Ok(false) => Outcome::Pending,
+            Err(HandshakeError::Io(error)) => Outcome::Failed(Failure::Connect, Some(error)),
+            Err(HandshakeError::Tls(error)) => Outcome::HandshakeFailed(error),
+        }
+    }
+
+    /// What the stream's TLS handshake agreed, and whether it resumed a session.
+    pub(super) fn negotiated(&self) -> Option<(tls::client::Negotiated, bool)> {
+        self.stream.as_ref()?.negotiated()
+    }
+
+    /// Whether the stream is TLS.
+    pub(super) fn is_tls(&self) -> bool {
+        self.stream.as_ref().is_some_and(Transport::is_tls)
     }
 
     /// Deregisters and closes the stream, if any; the connection is idle.
     pub(super) fn close(&mut self, registry: &Registry) {
         if let Some(mut stream) = self.stream.take() {
-            let _ = registry.deregister(&mut stream);
+            stream.shutdown();
+            let _ = registry.deregister(stream.tcp());
         }
         self.phase = Phase::Idle;
         self.deadline = None;
     }
 
-    /// A connect is under way.
+    /// A connect (or its TLS handshake) is under way.
     pub(super) fn connecting(&self) -> bool {
-        self.phase == Phase::Connecting
+        matches!(self.phase, Phase::Connecting | Phase::Handshaking)
     }
 
     /// The response was complete (or the connect done, ahead of the first request) and the
@@ -223,18 +263,25 @@ impl Connection {
                 }
                 let stream = self
                     .stream
-                    .as_ref()
-                    .expect("a connecting connection has a stream");
+                    .as_mut()
+                    .expect("a connecting connection has a stream")
+                    .tcp();
                 match stream.take_error() {
                     Ok(Some(error)) | Err(error) => Outcome::Failed(Failure::Connect, Some(error)),
                     Ok(None) => match stream.peer_addr() {
-                        Ok(_) => Outcome::Connected,
+                        Ok(_) => self.handshake(),
                         Err(error) if error.kind() == io::ErrorKind::NotConnected => {
                             Outcome::Pending
                         }
                         Err(error) => Outcome::Failed(Failure::Connect, Some(error)),
                     },
                 }
+            }
+            Phase::Handshaking => {
+                if readable || writable || error {
+                    return self.handshake();
+                }
+                Outcome::Pending
             }
             Phase::Writing => {
                 if writable || error {
@@ -256,9 +303,19 @@ impl Connection {
                 Outcome::Pending
             }
             Phase::Idle => {
-                if readable || error {
-                    // The server closed a kept-alive connection between requests.
+                if error {
                     return Outcome::Closed;
+                }
+                if readable {
+                    // The server closed a kept-alive connection between requests, or (TLS)
+                    // sent a session ticket.
+                    let open = self
+                        .stream
+                        .as_mut()
+                        .is_some_and(|stream| stream.still_open_when_readable(buffer));
+                    if !open {
+                        return Outcome::Closed;
+                    }
                 }
                 Outcome::Pending
             }
@@ -280,10 +337,16 @@ impl Connection {
             let Some(stream) = self.stream.as_mut() else {
                 return Outcome::Pending;
             };
-            match stream.write(&bytes[self.written..]) {
+            let step = if self.written == bytes.len() {
+                // All taken: for TLS, the last records may still wait for the socket.
+                stream.flush().map(|()| 0)
+            } else {
+                stream.write(&bytes[self.written..])
+            };
+            match step {
                 Ok(n) => {
                     self.written += n;
-                    if self.written == bytes.len() {
+                    if self.written == bytes.len() && n == 0 {
                         self.written_at = Instant::now();
                         self.phase = Phase::Reading;
                         if self.counted {
@@ -314,8 +377,8 @@ impl Connection {
                 return Outcome::Pending;
             };
             match stream.read(buffer) {
-                Ok(0) => return self.at_close(plan),
-                Ok(n) => {
+                Ok(Received::End) => return self.at_close(plan),
+                Ok(Received::Data { n, drained }) => {
                     let now = Instant::now();
                     if self.first_byte.is_none() {
                         self.first_byte = Some(now);
@@ -329,7 +392,7 @@ impl Connection {
                     self.bytes_in += n as u64;
                     match self.parser.feed(&buffer[..n], &plan.body_checks) {
                         Ok(Feed::NeedMore) => {
-                            if n < buffer.len() && !closed {
+                            if drained && !closed {
                                 // Drained: with edge-triggered readiness, more data brings a
                                 // new event, so no read is spent to learn EAGAIN.
                                 return Outcome::Pending;

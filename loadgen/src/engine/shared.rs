@@ -5,9 +5,13 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+use rustls::ClientConfig;
+use rustls::pki_types::ServerName;
+use tls::client::Negotiated;
 
 use crate::http::BodyChecks;
 use crate::options::Checks;
@@ -23,6 +27,8 @@ const MAX_CONNECT_FAILURES: u64 = 10;
 pub struct Plan {
     pub request: Request,
     pub addr: SocketAddr,
+    /// `https://`: how each connection speaks TLS.
+    pub tls: Option<TlsPlan>,
     pub bind: Option<SocketAddr>,
     pub socket_buffer: Option<u32>,
     pub keep_alive: bool,
@@ -46,6 +52,14 @@ pub struct Plan {
     pub n_threads: usize,
     pub concurrency: usize,
     pub sample_cap: usize,
+}
+
+/// What every TLS connection of a run is made from.
+#[derive(Debug)]
+pub struct TlsPlan {
+    pub config: Arc<ClientConfig>,
+    /// The name the certificate is checked against, and the SNI when it is a DNS name.
+    pub server_name: ServerName<'static>,
 }
 
 /// Why a run ended early, with ab's message and exit code.
@@ -72,6 +86,8 @@ pub struct Shared {
     /// against which every later response is a Length failure or not.
     pub document_length: AtomicU64,
     pub server_software: Mutex<Option<Vec<u8>>>,
+    /// What the first TLS handshake agreed, for ab's TLS lines.
+    pub negotiated: OnceLock<Negotiated>,
     connect_failures_in_a_row: AtomicU64,
     /// Per thread: complete requests and failures so far, for the progress lines.
     pub completed: Vec<Padded>,
@@ -88,6 +104,7 @@ impl Shared {
             abort: Mutex::new(None),
             document_length: AtomicU64::new(u64::MAX),
             server_software: Mutex::new(None),
+            negotiated: OnceLock::new(),
             connect_failures_in_a_row: AtomicU64::new(0),
             completed: (0..plan.n_threads).map(|_| Padded::default()).collect(),
             failed: (0..plan.n_threads).map(|_| Padded::default()).collect(),

@@ -7,6 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
+use tls::client::Verify;
 
 use super::files;
 use super::progress::{Heartbeat, Progress};
@@ -15,6 +16,7 @@ use crate::load::{self, Outcome};
 use crate::options::Options;
 use crate::report::{self, RunInfo};
 use crate::stats::{Results, Table};
+use crate::url::Scheme;
 use crate::{clock, json};
 
 /// ab's exit code after Ctrl-C.
@@ -26,6 +28,7 @@ pub fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
     super::allow_connections(options.load.share().concurrency);
     let (plan, info) = load::plan_of(options)?;
     let heartbeat = Heartbeat::of(options);
+    announce_unverified(options);
     let start_wall = announce_start(options, &plan);
     print_head(options, &plan, &info, heartbeat.is_some())?;
 
@@ -67,6 +70,17 @@ pub fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
         None if stopped => INTERRUPTED_EXIT_CODE,
         None => 0,
     })
+}
+
+/// `https://` without `--verify`: says on stderr, once, that the certificate is taken on
+/// trust, as ab takes it (stdout stays ab's report).
+fn announce_unverified(options: &Options) {
+    let target = &options.target;
+    if target.url.scheme == Scheme::Https && target.tls.verify == Verify::Off {
+        eprintln!(
+            "loadgen: the server's TLS certificate is not verified (as with ab); --verify or --cacert FILE checks it"
+        );
+    }
 }
 
 /// `--start-at`: says when the run starts, or that the time has passed and it starts now.
