@@ -185,7 +185,8 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
     let [url] = positional.as_slice() else {
         return Err(UsageError::usage("ab: wrong number of arguments"));
     };
-    draft.target.url = Url::parse(url).map_err(|UrlError::Invalid| UsageError::usage("ab: invalid URL"))?;
+    draft.target.url =
+        Url::parse(url).map_err(|UrlError::Invalid| UsageError::usage("ab: invalid URL"))?;
     draft
         .finish()
         .map(|options| Invocation::Run(Box::new(options)))
@@ -418,7 +419,9 @@ impl Draft {
                     UsageError::usage(format!("loadgen: -{}: {error}", char::from(letter)))
                 };
                 match letter {
-                    b'Z' => tls.cipher_suites = tls_client::parse_cipher_list(value).map_err(refused)?,
+                    b'Z' => {
+                        tls.cipher_suites = tls_client::parse_cipher_list(value).map_err(refused)?
+                    }
                     b'f' => tls.versions = Versions::parse(value).map_err(refused)?,
                     _ => tls.client_cert = Some(PathBuf::from(value)),
                 }
@@ -439,7 +442,8 @@ impl Draft {
                     }
                 }
                 "tls-resume" => {
-                    self.tls_option.get_or_insert_with(|| "--tls-resume".to_owned());
+                    self.tls_option
+                        .get_or_insert_with(|| "--tls-resume".to_owned());
                     self.target.tls.resume = true;
                 }
                 _ => unreachable!("the grammar's long flags are these"),
@@ -464,6 +468,12 @@ impl Draft {
             "timeout" => self.checks.request_timeout = Some(duration()?),
             "json" => self.output.json = Some(json_out(value)),
             "series" => self.output.series_file = Some(PathBuf::from(value)),
+            "tls-groups" => {
+                self.tls_option
+                    .get_or_insert_with(|| "--tls-groups".to_owned());
+                self.target.tls.groups =
+                    tls_client::parse_group_list(value).map_err(|error| bad(&error.to_string()))?;
+            }
             "cacert" => {
                 self.tls_option.get_or_insert_with(|| "--cacert".to_owned());
                 self.target.tls.verify = Verify::CaFile(PathBuf::from(value));

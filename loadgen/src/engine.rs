@@ -311,8 +311,10 @@ impl Worker {
             rustls::Error::InvalidMessage(_) => " (does the server speak TLS on this port?)",
             _ => "",
         };
-        self.shared
-            .abort(format!("TLS handshake with {name} failed: {error}{hint}"), 1);
+        self.shared.abort(
+            format!("TLS handshake with {name} failed: {error}{hint}"),
+            1,
+        );
         self.close(index);
     }
 

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
-use tls::client::ClientTls;
+/// The TLS options are the tls crate's, which makes the client configuration from them.
+pub use tls::client::{ClientTls, Verify, Versions};
 
 use crate::duration::{optional_seconds, seconds};
 use crate::pace::Rate;

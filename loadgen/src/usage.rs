@@ -4,7 +4,7 @@
 /// The usage text for `program`.
 pub fn usage(program: &str) -> String {
     format!(
-        "Usage: {program} [options] [http://]hostname[:port]/path
+        "Usage: {program} [options] [http[s]://]hostname[:port]/path
        {program} merge [--json FILE] [-e FILE] FILE.json [FILE.json ...]
 Options are:
     -n requests     Number of requests to perform
@@ -45,6 +45,12 @@ Options are:
     -r              Don't exit on socket receive errors.
     -m method       Method name
     -h              Display usage information (this message)
+    -I              Disable TLS Server Name Indication (SNI) extension
+    -Z ciphersuite  Specify SSL/TLS cipher suite (OpenSSL's or IANA's names,
+                    colon separated; rustls has the AEAD suites of TLS 1.2 and 1.3)
+    -f protocol     Specify SSL/TLS protocol
+                    (TLS1.2, TLS1.3 or ALL; SSL2, SSL3, TLS1 and TLS1.1 are refused)
+    -E certfile     Specify optional client certificate chain and private key
 loadgen's own options (long only, so that no ab flag is shadowed):
     --threads N         Event loops (cores) to run on; default: every core
     --rate R            Open loop: R requests/second over all threads; latency
@@ -66,6 +72,13 @@ loadgen's own options (long only, so that no ab flag is shadowed):
                         --rate's send times divided so that the shares add up
     --start-at TIME     Connect, then send the first request at TIME: RFC 3339
                         (2026-12-04T10:00:00Z), Unix seconds, or now+30s
+    --verify            Verify the server's TLS certificate against the system's
+                        roots (as ab, loadgen does not verify by default)
+    --cacert FILE       Verify the server's TLS certificate against FILE's (PEM)
+    --tls-resume        Resume TLS sessions on new connections (ab: every
+                        connection a full handshake)
+    --tls-groups LIST   Key exchange groups to offer, in order (default
+                        X25519MLKEM768:X25519:P-256:P-384; ab's OpenSSL 3.0: X25519)
 "
     )
 }

@@ -91,8 +91,8 @@ impl TestServer {
     /// The same server over TLS, with `certs`' server certificate (TLS 1.3 and 1.2, session
     /// resumption as rustls' defaults, ALPN http/1.1).
     pub fn start_tls(behaviour: Behaviour, certs: &TestCerts) -> TestServer {
-        let mut config = (*tls::server_config(&certs.cert, &certs.key).expect("the test certificates"))
-            .clone();
+        let mut config =
+            (*tls::server_config(&certs.cert, &certs.key).expect("the test certificates")).clone();
         config.alpn_protocols = vec![tls::ALPN_HTTP1.to_vec()];
         TestServer::listen(behaviour, Some(Arc::new(config)))
     }

@@ -22,7 +22,7 @@ use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use serde::{Deserialize, Serialize};
 
-use crate::names::{self, SUITES, Suite};
+use crate::names::{self, GROUPS, SUITES, Suite};
 
 /// A word of `-f` or `-Z` that cannot be used, with the reason.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,8 +35,18 @@ pub enum NameError {
     UnknownVersion(String),
     #[error("unknown cipher suite {0:?}; loadgen's (rustls on aws-lc-rs) are {list}", list = suite_list())]
     UnknownSuite(String),
+    #[error("unknown key exchange group {0:?}; loadgen's are {list}", list = group_list())]
+    UnknownGroup(String),
     #[error("{0:?} is not a name a server certificate can be checked against")]
     ServerName(String),
+}
+
+fn group_list() -> String {
+    GROUPS
+        .iter()
+        .map(|(_, names)| names[0])
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn suite_list() -> String {
@@ -99,6 +109,10 @@ pub struct ClientTls {
     pub versions: Versions,
     /// `-Z`: OpenSSL's names of the suites to offer; empty offers them all.
     pub cipher_suites: Vec<String>,
+    /// `--tls-groups`: the key exchange groups to offer, in order (first names of
+    /// [`GROUPS`]); empty offers them all, in that table's order.
+    #[serde(default)]
+    pub groups: Vec<String>,
     /// Not `-I`: the host's name goes in the handshake (never an IP address, as with ab).
     pub sni: bool,
     pub verify: Verify,
@@ -114,6 +128,7 @@ impl Default for ClientTls {
         ClientTls {
             versions: Versions::All,
             cipher_suites: Vec::new(),
+            groups: Vec::new(),
             sni: true,
             verify: Verify::Off,
             client_cert: None,
@@ -139,6 +154,23 @@ pub fn parse_cipher_list(text: &str) -> Result<Vec<String>, NameError> {
     Ok(names)
 }
 
+/// `--tls-groups`'s list, split as `-Z`'s: the groups' first names in [`GROUPS`].
+pub fn parse_group_list(text: &str) -> Result<Vec<String>, NameError> {
+    let mut names = Vec::new();
+    for word in text.split([':', ',', ' ']).filter(|word| !word.is_empty()) {
+        let group =
+            names::group_by_name(word).ok_or_else(|| NameError::UnknownGroup(word.to_owned()))?;
+        let name = GROUPS
+            .iter()
+            .find(|(known, _)| *known == group)
+            .map_or(word, |(_, names)| names[0]);
+        if !names.iter().any(|given| given == name) {
+            names.push(name.to_owned());
+        }
+    }
+    Ok(names)
+}
+
 /// The name a connection to `host` verifies the certificate against, and sends as SNI when it
 /// is a DNS name.
 pub fn server_name(host: &str) -> Result<ServerName<'static>, NameError> {
@@ -156,6 +188,22 @@ pub fn client_config(tls: &ClientTls, alpn: &[&[u8]]) -> anyhow::Result<Arc<Clie
                 .any(|suite| suite.id == offered.suite())
         });
     }
+    // The groups in the order asked, or in GROUPS' order: aws-lc-rs puts P-384 before X25519,
+    // which no browser does, and which would make TLS 1.2 handshakes slower than a browser's.
+    let order: Vec<_> = if tls.groups.is_empty() {
+        GROUPS.iter().map(|(group, _)| *group).collect()
+    } else {
+        tls.groups
+            .iter()
+            .filter_map(|name| names::group_by_name(name))
+            .collect()
+    };
+    let available = std::mem::take(&mut provider.kx_groups);
+    provider.kx_groups = order
+        .iter()
+        .filter_map(|wanted| available.iter().find(|group| group.name() == *wanted))
+        .copied()
+        .collect();
     let provider = Arc::new(provider);
     let builder = ClientConfig::builder_with_provider(Arc::clone(&provider))
         .with_protocol_versions(tls.versions.rustls())

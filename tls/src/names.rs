@@ -54,6 +54,24 @@ impl Suite {
     }
 }
 
+/// The key exchange groups a client may offer (`--tls-groups`), by OpenSSL's and IANA's
+/// names, in the order browsers and OpenSSL 3.5 prefer them: the hybrid post-quantum group,
+/// then X25519 before the NIST curves.
+pub const GROUPS: &[(NamedGroup, &[&str])] = &[
+    (NamedGroup::X25519MLKEM768, &["X25519MLKEM768"]),
+    (NamedGroup::X25519, &["X25519"]),
+    (NamedGroup::secp256r1, &["P-256", "secp256r1", "prime256v1"]),
+    (NamedGroup::secp384r1, &["P-384", "secp384r1"]),
+];
+
+/// A group of [`GROUPS`] by any of its names, in any case.
+pub fn group_by_name(name: &str) -> Option<NamedGroup> {
+    GROUPS
+        .iter()
+        .find(|(_, names)| names.iter().any(|known| known.eq_ignore_ascii_case(name)))
+        .map(|(group, _)| *group)
+}
+
 /// OpenSSL's name of a protocol version: `TLSv1.3`.
 pub fn version_name(version: ProtocolVersion) -> String {
     match version {
@@ -87,17 +105,15 @@ pub fn certificate_key_bits(der: &[u8]) -> Option<u32> {
     let algorithm = spki.algorithm.algorithm.to_id_string();
     match algorithm.as_str() {
         // rsaEncryption and RSASSA-PSS: the modulus's bits.
-        "1.2.840.113549.1.1.1" | "1.2.840.113549.1.1.10" => {
-            match spki.parsed().ok()? {
-                x509_parser::public_key::PublicKey::RSA(rsa) => {
-                    let modulus = rsa.modulus;
-                    let first = modulus.iter().position(|&byte| byte != 0)?;
-                    let significant = &modulus[first..];
-                    Some(significant.len() as u32 * 8 - significant[0].leading_zeros())
-                }
-                _ => None,
+        "1.2.840.113549.1.1.1" | "1.2.840.113549.1.1.10" => match spki.parsed().ok()? {
+            x509_parser::public_key::PublicKey::RSA(rsa) => {
+                let modulus = rsa.modulus;
+                let first = modulus.iter().position(|&byte| byte != 0)?;
+                let significant = &modulus[first..];
+                Some(significant.len() as u32 * 8 - significant[0].leading_zeros())
             }
-        }
+            _ => None,
+        },
         // id-ecPublicKey: the named curve's size.
         "1.2.840.10045.2.1" => {
             let curve = spki.algorithm.parameters.as_ref()?.as_oid().ok()?;

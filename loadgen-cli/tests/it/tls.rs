@@ -116,12 +116,16 @@ fn runs_over_tls() {
         },
         Case {
             exit_code: 22,
-            stderr: &["loadgen: -f: TLS1.1 is not offered: SSL 2 and 3 and TLS 1.0 and 1.1 are broken and deprecated (RFC 8996)"],
+            stderr: &[
+                "loadgen: -f: TLS1.1 is not offered: SSL 2 and 3 and TLS 1.0 and 1.1 are broken and deprecated (RFC 8996)",
+            ],
             ..tls("-f TLS1.1 is refused, saying why", FAST, "-f TLS1.1")
         },
         Case {
             exit_code: 22,
-            stderr: &["loadgen: -Z: unknown cipher suite \"RC4-MD5\"; loadgen's (rustls on aws-lc-rs) are TLS_AES_256_GCM_SHA384"],
+            stderr: &[
+                "loadgen: -Z: unknown cipher suite \"RC4-MD5\"; loadgen's (rustls on aws-lc-rs) are TLS_AES_256_GCM_SHA384",
+            ],
             ..tls("-Z with a cipher rustls lacks", FAST, "-Z RC4-MD5")
         },
         Case {

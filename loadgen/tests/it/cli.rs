@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use loadgen::cli::{Invocation, MergeOptions, UsageError, parse, parse_merge};
-use loadgen::options::{Header, JsonOut, Options};
+use loadgen::options::{ClientTls, Header, JsonOut, Options, Verify, Versions};
 use loadgen::pace::Rate;
 use loadgen::shard::Shard;
-use loadgen::url::{Authority, Url};
+use loadgen::url::{Authority, Scheme, Url};
 
 fn args(command_line: &str) -> Vec<String> {
     command_line
@@ -53,6 +53,7 @@ fn check_error(command_line: &str, message: &str, exit_code: i32) {
 }
 
 const URL: &str = "http://127.0.0.1:8082/WSTest";
+const HTTPS: &str = "https://localhost:8443/WSTest";
 
 fn header(name: &str, raw_value: &str) -> Header {
     Header {
@@ -67,6 +68,7 @@ fn defaults_are_abs() {
     assert_eq!(
         options.target.url,
         Url {
+            scheme: Scheme::Http,
             host: "127.0.0.1".into(),
             port: 8082,
             path: "/WSTest".into()
@@ -188,6 +190,33 @@ fn command_lines_map_to_options() {
             o.output.series_file = Some("s.csv".into());
         },
     );
+    check(
+        &format!(
+            "-I -f TLS1.2 -Z ecdhe-rsa-aes128-gcm-sha256:TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 -E me.pem --cacert ca.pem --verify --tls-resume --tls-groups prime256v1:x25519 {HTTPS}"
+        ),
+        |o| {
+            o.target.url = Url::parse(HTTPS).unwrap();
+            o.target.tls = ClientTls {
+                versions: Versions::Tls12,
+                // OpenSSL's names, whichever were given.
+                cipher_suites: vec![
+                    "ECDHE-RSA-AES128-GCM-SHA256".into(),
+                    "ECDHE-RSA-AES256-GCM-SHA384".into(),
+                ],
+                // The first of each group's names.
+                groups: vec!["P-256".into(), "X25519".into()],
+                sni: false,
+                // --verify after --cacert keeps the file.
+                verify: Verify::CaFile("ca.pem".into()),
+                client_cert: Some("me.pem".into()),
+                resume: true,
+            };
+        },
+    );
+    check(&format!("-Z DEFAULT --verify {HTTPS}"), |o| {
+        o.target.url = Url::parse(HTTPS).unwrap();
+        o.target.tls.verify = Verify::SystemRoots;
+    });
     check(&format!("--json - {URL}"), |o| {
         o.output.json = Some(JsonOut::Stdout);
     });
@@ -203,18 +232,40 @@ fn command_lines_map_to_options() {
 
 #[test]
 fn urls_are_read_as_ab_reads_them() {
-    for (url, host, port, path) in [
-        ("http://example.test/", "example.test", 80, "/"),
+    for (url, scheme, host, port, path) in [
+        (
+            "http://example.test/",
+            Scheme::Http,
+            "example.test",
+            80,
+            "/",
+        ),
+        (
+            "https://example.test/",
+            Scheme::Https,
+            "example.test",
+            443,
+            "/",
+        ),
+        ("https://[::1]:8443/x", Scheme::Https, "::1", 8443, "/x"),
         (
             "example.test:8080/a/b?c=1",
+            Scheme::Http,
             "example.test",
             8080,
             "/a/b?c=1",
         ),
-        ("http://[::1]:9000/WSTest", "::1", 9000, "/WSTest"),
-        ("[::1]/x", "::1", 80, "/x"),
+        (
+            "http://[::1]:9000/WSTest",
+            Scheme::Http,
+            "::1",
+            9000,
+            "/WSTest",
+        ),
+        ("[::1]/x", Scheme::Http, "::1", 80, "/x"),
     ] {
         let expected = Url {
+            scheme,
             host: host.into(),
             port,
             path: path.into(),
@@ -345,13 +396,38 @@ fn bad_command_lines_are_refused_as_ab_does() {
     check_error("http://127.0.0.1", "ab: invalid URL", 22);
     check_error("http://:80/x", "ab: invalid URL", 22);
     check_error(
-        "https://127.0.0.1/x",
-        "loadgen: https:// URLs are not supported: loadgen speaks plain HTTP only",
+        &format!("-Z ALL {URL}"),
+        "loadgen: -Z is a TLS option, for an https:// URL",
         22,
     );
     check_error(
-        &format!("-Z ALL {URL}"),
-        "loadgen: -Z is a TLS option, and loadgen does not support TLS (https)",
+        &format!("--verify {URL}"),
+        "loadgen: --verify is a TLS option, for an https:// URL",
+        22,
+    );
+    check_error(
+        &format!("-f TLS1.1 {HTTPS}"),
+        "loadgen: -f: TLS1.1 is not offered: SSL 2 and 3 and TLS 1.0 and 1.1 are broken and deprecated (RFC 8996), and rustls implements none of them; use TLS1.2, TLS1.3 or ALL",
+        22,
+    );
+    check_error(
+        &format!("-f TLS2 {HTTPS}"),
+        "loadgen: -f: TLS2: expected TLS1.2, TLS1.3 or ALL",
+        22,
+    );
+    check_error(
+        &format!("-Z ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA {HTTPS}"),
+        "loadgen: -Z: unknown cipher suite \"DES-CBC3-SHA\"; loadgen's (rustls on aws-lc-rs) are TLS_AES_256_GCM_SHA384, TLS_AES_128_GCM_SHA256, TLS_CHACHA20_POLY1305_SHA256, ECDHE-ECDSA-AES256-GCM-SHA384, ECDHE-ECDSA-AES128-GCM-SHA256, ECDHE-ECDSA-CHACHA20-POLY1305, ECDHE-RSA-AES256-GCM-SHA384, ECDHE-RSA-AES128-GCM-SHA256, ECDHE-RSA-CHACHA20-POLY1305",
+        22,
+    );
+    check_error(
+        &format!("--tls-groups x448 {HTTPS}"),
+        "loadgen: --tls-groups \"x448\": unknown key exchange group \"x448\"; loadgen's are X25519MLKEM768, X25519, P-256, P-384",
+        22,
+    );
+    check_error(
+        &format!("-X proxy:3128 {HTTPS}"),
+        "loadgen: -X with an https:// URL: loadgen does not tunnel TLS through a proxy",
         22,
     );
     check_error(
