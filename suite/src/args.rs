@@ -63,6 +63,11 @@ pub(crate) struct Args {
     /// Cores for the load clients (default: the other cores).
     #[arg(long)]
     pub(crate) client_cpus: Option<String>,
+    /// Serve and load over TLS (HTTP/1.1): the servers the suite starts serve a throwaway
+    /// certificate that scripts/certs.sh makes in target/certs, and loadgen verifies it
+    /// against that CA. A stack that cannot serve TLS is an error.
+    #[arg(long)]
+    pub(crate) tls: bool,
     /// Pin nothing.
     #[arg(long)]
     pub(crate) no_pin: bool,

@@ -1,16 +1,20 @@
 //! Before a target is timed, every case is posted to it once and the answer judged: status 200,
 //! `expect_body` and every `check_body` text present, `reject_body` absent, and (with
 //! `expect_xml`) well-formed XML. The answer is read by loadgen's own response parser. A target
-//! that cannot be reached at all is an error within seconds.
+//! that cannot be reached at all is an error within seconds. An `https://` target is checked
+//! over TLS, its certificate verified against the suite's CA when the suite made it.
 
-use std::io::Write as _;
+use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loadgen::url::Url;
+use loadgen::url::Scheme;
+use tls::client::{ClientTls, Verify};
 
 use crate::manifest::Case;
+use crate::target::Target;
 
 /// How long a check waits to connect and for the answer.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -23,8 +27,10 @@ pub(crate) struct Answer {
     pub(crate) body: Vec<u8>,
 }
 
-/// Posts `case` to `url` once. `Err` when the target cannot be reached or does not speak HTTP.
-pub(crate) fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
+/// Posts `case` to the target once. `Err` when the target cannot be reached or does not speak
+/// HTTP (or TLS, for `https://`).
+pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
+    let url = &target.url;
     let body = std::fs::read(&case.body_file)
         .with_context(|| format!("reading {}", case.body_file.display()))?;
     let addr = (url.host.as_str(), url.port)
@@ -32,9 +38,25 @@ pub(crate) fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
         .with_context(|| format!("resolving {}", url.host))?
         .next()
         .with_context(|| format!("{} has no address", url.host))?;
-    let mut stream = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
+    let tcp = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
         .with_context(|| format!("connecting to {url}"))?;
-    stream.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+    tcp.set_read_timeout(Some(ANSWER_TIMEOUT))?;
+    let mut stream: Box<dyn Stream> = match url.scheme {
+        Scheme::Http => Box::new(tcp),
+        Scheme::Https => {
+            let settings = ClientTls {
+                verify: target
+                    .ca
+                    .as_ref()
+                    .map_or(Verify::Off, |ca| Verify::CaFile(ca.clone())),
+                ..ClientTls::default()
+            };
+            let config = tls::client::client_config(&settings, &[tls::ALPN_HTTP1])?;
+            let name = tls::client::server_name(&url.host)?;
+            let connection = rustls::ClientConnection::new(Arc::clone(&config), name)?;
+            Box::new(rustls::StreamOwned::new(connection, tcp))
+        }
+    };
     let mut request = format!(
         "POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
         url.path,
@@ -56,6 +78,10 @@ pub(crate) fn post(url: &Url, case: &Case) -> anyhow::Result<Answer> {
         body,
     })
 }
+
+/// A connection to check over: TCP, or TLS over it.
+trait Stream: Read + Write {}
+impl<S: Read + Write> Stream for S {}
 
 /// Why `answer` is not a right answer to `case`, if it is not.
 pub(crate) fn judge(case: &Case, answer: &Answer) -> Option<String> {

@@ -24,6 +24,9 @@ pub struct CellSpec {
     pub expect_body: Option<String>,
     /// A response with this text is a failure.
     pub reject_body: Option<String>,
+    /// `https://`: the CA that signed the server's certificate, for a client that verifies it
+    /// (loadgen; ab verifies nothing).
+    pub cacert: Option<PathBuf>,
 }
 
 impl CellSpec {

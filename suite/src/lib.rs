@@ -39,7 +39,7 @@ use crate::loadgen_client::Loadgen;
 use crate::matrix::Matrix;
 use crate::output::{Described, Show, SuiteResults};
 use crate::placement::Placement;
-use crate::target::{Target, TargetSpec};
+use crate::target::{ServerTls, Target, TargetSpec};
 
 /// The exit code when the suite ran to the end but some target answered a case wrongly or
 /// some request failed.
@@ -108,11 +108,27 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
             other => bail!("unknown client {other:?} (loadgen, ab)"),
         }
     }
-    let specs = target_specs(&args, &manifest_path)?;
+    let repo = repo_of(&manifest_path);
+    let specs = target_specs(&args, &repo)?;
+    let tls = match args.tls {
+        true => Some(ServerTls::throwaway(
+            &repo.join("scripts"),
+            &repo.join("target/certs"),
+        )?),
+        false => None,
+    };
     let mut targets = Vec::with_capacity(specs.len());
     for spec in &specs {
         // Started ones stop when `targets` is dropped, also on an error.
-        targets.push(Target::start(spec, placement.as_ref())?);
+        let target = Target::start(spec, placement.as_ref(), tls.as_ref())?;
+        if args.tls && target.url.scheme != loadgen::url::Scheme::Https {
+            bail!(
+                "--tls: {} listens at {}, not over TLS (a stack serves TLS when its start.sh takes WSTEST_TLS_CERT and WSTEST_TLS_KEY)",
+                target.name,
+                target.url
+            );
+        }
+        targets.push(target);
     }
     let matrix = Matrix {
         cases: &cases,
@@ -153,6 +169,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
             .collect(),
         tests: cases.iter().map(|case| case.test.clone()).collect(),
         concurrencies: args.concurrency.clone(),
+        tls: args.tls,
         cells,
     };
     drop(targets);
@@ -196,21 +213,26 @@ fn write_out(results: &SuiteResults, dir: &Path, show: Show) -> anyhow::Result<(
     Ok(())
 }
 
+/// The folder above the manifest's: the repository, with scripts/ and target/.
+fn repo_of(manifest_path: &Path) -> PathBuf {
+    manifest_path
+        .canonicalize()
+        .unwrap_or_else(|_| manifest_path.to_path_buf())
+        .parent()
+        .and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
 /// What `--stack` and `--target` name, or ours alone.
-fn target_specs(args: &Args, manifest_path: &Path) -> anyhow::Result<Vec<TargetSpec>> {
+fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
     let exe_dir = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(Path::to_path_buf))
         .unwrap_or_default();
     let stacks_dir = match &args.stacks_dir {
         Some(dir) => dir.clone(),
-        None => manifest_path
-            .canonicalize()
-            .unwrap_or_else(|_| manifest_path.to_path_buf())
-            .parent()
-            .and_then(Path::parent)
-            .map(|repo| repo.join("scripts/stacks"))
-            .unwrap_or_default(),
+        None => repo.join("scripts/stacks"),
     };
     let mut specs = Vec::new();
     let stacks: Vec<String> = if args.stacks.is_empty() && args.targets.is_empty() {

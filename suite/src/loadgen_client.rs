@@ -36,6 +36,9 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     if let Some(text) = &cell.reject_body {
         args.push(format!("--reject-body={text}"));
     }
+    if let Some(ca) = &cell.cacert {
+        args.push(format!("--cacert={}", ca.display()));
+    }
     args.push(cell.url.to_string());
     args
 }

@@ -219,6 +219,7 @@ impl Matrix<'_> {
             warmup: self.warmup,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
+            cacert: target.ca.clone(),
         }
     }
 
@@ -229,7 +230,7 @@ impl Matrix<'_> {
         for target in targets {
             let mut per_case = Vec::with_capacity(self.cases.len());
             for case in self.cases {
-                let answer = check::post(&target.url, case).with_context(|| {
+                let answer = check::post(target, case).with_context(|| {
                     format!("target {} does not answer at {}", target.name, target.url)
                 })?;
                 let verdict = check::judge(case, &answer);

@@ -35,6 +35,9 @@ pub struct SuiteResults {
     pub clients: Vec<Described>,
     pub tests: Vec<String>,
     pub concurrencies: Vec<u32>,
+    /// `--tls`: every target was measured over TLS.
+    #[serde(default)]
+    pub tls: bool,
     pub cells: Vec<CellResult>,
 }
 
@@ -93,14 +96,15 @@ impl SuiteResults {
             .as_ref()
             .map_or_else(|| "no pinning".to_owned(), Placement::describe);
         format!(
-            "WSTest requests per second, median of {} [min-max]\n{} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}",
+            "WSTest requests per second, median of {} [min-max]\n{} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}{}",
             self.repeat,
             self.date,
             self.machine.hostname,
             self.machine.cores,
             self.duration_s,
             self.warmup_s,
-            clients.join(", ")
+            clients.join(", "),
+            if self.tls { "; over TLS" } else { "" }
         )
     }
 

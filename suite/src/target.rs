@@ -45,12 +45,44 @@ impl TargetSpec {
     }
 }
 
+/// `--tls`: the certificate and key the servers serve, and the CA the clients trust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerTls {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    pub ca: PathBuf,
+}
+
+impl ServerTls {
+    /// A throwaway CA and server certificate in `dir`, made (or kept, if there) by
+    /// `scripts/certs.sh` beside the stacks' folder.
+    pub fn throwaway(scripts: &Path, dir: &Path) -> anyhow::Result<ServerTls> {
+        let script = scripts.join("certs.sh");
+        let status = Command::new("bash")
+            .arg(&script)
+            .arg(dir)
+            .stdout(std::io::stderr())
+            .status()
+            .with_context(|| format!("running {}", script.display()))?;
+        if !status.success() {
+            bail!("{} failed ({status})", script.display());
+        }
+        Ok(ServerTls {
+            cert: dir.join("cert.pem"),
+            key: dir.join("key.pem"),
+            ca: dir.join("ca.pem"),
+        })
+    }
+}
+
 /// A target ready to be measured.
 #[derive(Debug)]
 pub struct Target {
     pub name: String,
     pub url: Url,
     pub version: String,
+    /// `--tls`: the CA that signed the certificate of a server the suite started.
+    pub ca: Option<PathBuf>,
     /// The server process, when the suite started it; stopped on drop.
     process: Option<ServerProcess>,
     /// `--target-pid`: the process of a server someone else runs.
@@ -58,8 +90,14 @@ pub struct Target {
 }
 
 impl Target {
-    /// Starts the target (servers on the placement's server cores), or takes its URL.
-    pub fn start(spec: &TargetSpec, placement: Option<&Placement>) -> anyhow::Result<Target> {
+    /// Starts the target (servers on the placement's server cores), or takes its URL. With
+    /// `tls`, a server the suite starts serves TLS with its certificate: ours and the ceiling
+    /// by their options, a stack by `WSTEST_TLS_CERT` and `WSTEST_TLS_KEY`.
+    pub fn start(
+        spec: &TargetSpec,
+        placement: Option<&Placement>,
+        tls: Option<&ServerTls>,
+    ) -> anyhow::Result<Target> {
         match spec {
             TargetSpec::Url { name, url, pid } => {
                 if let Some(pid) = pid {
@@ -70,6 +108,7 @@ impl Target {
                     name: name.clone(),
                     url: url.clone(),
                     version: "running at the URL given".to_owned(),
+                    ca: None,
                     process: None,
                     given_pid: *pid,
                 })
@@ -79,12 +118,17 @@ impl Target {
                     .unwrap_or_else(|| "unknown".to_owned());
                 let mut command = Command::new(program);
                 command.args(["--addr", "127.0.0.1:0"]);
+                if let Some(tls) = tls {
+                    command.arg("--tls-cert").arg(&tls.cert);
+                    command.arg("--tls-key").arg(&tls.key);
+                }
                 let (process, url) =
                     ServerProcess::start(name, command, placement, Duration::from_secs(30))?;
                 Ok(Target {
                     name: name.clone(),
                     url,
                     version,
+                    ca: tls.map(|tls| tls.ca.clone()),
                     process: Some(process),
                     given_pid: None,
                 })
@@ -96,6 +140,10 @@ impl Target {
                         .unwrap_or_else(|| "unknown".to_owned());
                 let mut command = Command::new("bash");
                 command.args(["start.sh", "0"]).current_dir(dir);
+                if let Some(tls) = tls {
+                    command.env("WSTEST_TLS_CERT", &tls.cert);
+                    command.env("WSTEST_TLS_KEY", &tls.key);
+                }
                 // A JIT or an interpreter may take a while to start.
                 let (process, url) =
                     ServerProcess::start(name, command, placement, Duration::from_secs(120))?;
@@ -103,6 +151,7 @@ impl Target {
                     name: name.clone(),
                     url,
                     version,
+                    ca: tls.map(|tls| tls.ca.clone()),
                     process: Some(process),
                     given_pid: None,
                 })
@@ -341,14 +390,17 @@ fn forward_lines(stream: Option<impl Read + Send + 'static>, lines: mpsc::Sender
     });
 }
 
-/// The URL of a `... listening on http://HOST:PORT/PATH ...` line.
+/// The URL of a `... listening on http[s]://HOST:PORT/PATH ...` line.
 pub fn listening_url(line: &str) -> Option<String> {
-    let at = line.find("listening on http://")? + "listening on ".len();
+    let at = line
+        .find("listening on http://")
+        .or_else(|| line.find("listening on https://"))?
+        + "listening on ".len();
     let url: String = line[at..]
         .chars()
         .take_while(|c| !c.is_whitespace() && *c != ';' && *c != ',')
         .collect();
-    let rest = &url["http://".len()..];
+    let rest = url.split_once("://").map_or("", |(_, rest)| rest);
     Some(if rest.contains('/') {
         url
     } else {

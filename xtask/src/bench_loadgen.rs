@@ -5,6 +5,11 @@
 //! For each tool: requests per second and CPU time (user + system) per completed request. The
 //! tools run in turns, ROUNDS times; every ratio is taken within a round and the table shows
 //! the median over the rounds. Then loadgen's peak memory on `-n 1000000 -c 100 -k`.
+//!
+//! `--tls`: the ceiling serves TLS (a certificate from scripts/certs.sh) and the clients speak
+//! https, loadgen offering X25519 alone, as ab's OpenSSL 3.0 does, so that both make the same
+//! key exchange. `--new-connections`: no keep-alive, each request on a connection of its own
+//! (over TLS, a full handshake each, as ab makes them). The floor speaks neither.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +18,7 @@ use std::process::Command;
 use anyhow::{Context as _, bail};
 use suite::manifest::Case;
 use suite::placement::Placement;
-use suite::target::{Target, TargetSpec};
+use suite::target::{ServerTls, Target, TargetSpec};
 
 use crate::workspace::{self, Measured, append_result, field, median_of, run_pinned};
 
@@ -32,6 +37,12 @@ pub(crate) struct Args {
     /// Only loadgen (and `--before`) and the floor: no ab, wrk or oha.
     #[arg(long)]
     loadgen_only: bool,
+    /// Over TLS (HTTP/1.1).
+    #[arg(long)]
+    tls: bool,
+    /// Each request on a new connection (no -k); only loadgen and ab then.
+    #[arg(long)]
+    new_connections: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -69,12 +80,20 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         "bench-loadgen pins the server and the client to cores of their own: it needs two",
     )?;
     let client_cpu = [placement.client_cpus[0]];
+    let tls = match args.tls {
+        true => Some(ServerTls::throwaway(
+            &workspace::root().join("scripts"),
+            &workspace::root().join("target/certs"),
+        )?),
+        false => None,
+    };
     let ceiling = workspace::start_server(
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),
         },
         Some(&placement),
+        tls.as_ref(),
     )?;
     let manifest = workspace::root().join("post_files/manifest.toml");
     let case = suite::manifest::select(
@@ -116,7 +135,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&lua);
     let mut text = table(&stamp, args, &tools, &rounds);
     drop(ceiling);
-    text.push_str(&peak_memory(&release, &case)?);
+    if !args.tls && !args.new_connections {
+        text.push_str(&peak_memory(&release, &case)?);
+    }
     append_result("bench-loadgen.md", args.out.as_deref(), &text)
 }
 
@@ -128,12 +149,16 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
     }
     if !args.loadgen_only {
         tools.push(("ab", PathBuf::from("ab")));
-        tools.push(("wrk", PathBuf::from("wrk")));
-        if Command::new("oha").arg("--version").output().is_ok() {
-            tools.push(("oha", PathBuf::from("oha")));
+        if !args.new_connections {
+            tools.push(("wrk", PathBuf::from("wrk")));
+            if Command::new("oha").arg("--version").output().is_ok() {
+                tools.push(("oha", PathBuf::from("oha")));
+            }
         }
     }
-    tools.push(("floor", release.join("examples/syscall_floor")));
+    if !args.tls && !args.new_connections {
+        tools.push(("floor", release.join("examples/syscall_floor")));
+    }
     tools
 }
 
@@ -149,25 +174,26 @@ fn command_of(
     let url = ceiling.url.to_string();
     let body = case.body_file.display().to_string();
     let n = args.requests.to_string();
+    let keep_alive = || (!args.new_connections).then(|| "-k".to_owned());
     let mut command: Vec<String> = match tool {
-        "loadgen" | "before" => vec![
-            "--threads".into(),
-            "1".into(),
-            "-q".into(),
-            "-k".into(),
-            "-c".into(),
-            "30".into(),
-            "-n".into(),
-            n,
-        ],
-        "ab" => vec![
-            "-q".into(),
-            "-k".into(),
-            "-c".into(),
-            "30".into(),
-            "-n".into(),
-            n,
-        ],
+        "loadgen" | "before" => ["--threads", "1", "-q", "-c", "30", "-n"]
+            .map(String::from)
+            .into_iter()
+            .chain([n])
+            .chain(keep_alive())
+            .chain(
+                args.tls
+                    .then(|| ["--tls-groups".to_owned(), "X25519".to_owned()])
+                    .into_iter()
+                    .flatten(),
+            )
+            .collect(),
+        "ab" => ["-q", "-c", "30", "-n"]
+            .map(String::from)
+            .into_iter()
+            .chain([n])
+            .chain(keep_alive())
+            .collect(),
         "wrk" => {
             return vec![
                 "-t1".into(),
@@ -303,11 +329,23 @@ fn table(
         format!("{median:.2} ({})", rounds.join("/"))
     };
     let mut out = format!(
-        "\n## {}, median of {} rounds\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}` (ceiling on the server core; each client alone on one client core, one thread, -k -c 30, EchoStruct-20; every other round in reverse order)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
+        "\n## {}, median of {} rounds{}\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}{}{}` (ceiling on the server core; each client alone on one client core, one thread, {} -c 30, EchoStruct-20; every other round in reverse order)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
         stamp,
         args.rounds,
+        match (args.tls, args.new_connections) {
+            (true, true) => ", over TLS, a new connection (a full handshake) a request",
+            (true, false) => ", over TLS",
+            (false, true) => ", a new connection a request",
+            (false, false) => "",
+        },
         args.requests,
         args.rounds,
+        if args.tls { " --tls" } else { "" },
+        if args.new_connections {
+            " --new-connections"
+        } else {
+            ""
+        },
         if args.before.is_some() {
             " --before BIN"
         } else {
@@ -317,6 +355,11 @@ fn table(
             " --loadgen-only"
         } else {
             ""
+        },
+        if args.new_connections {
+            "no -k"
+        } else {
+            "-k"
         },
     );
     for (tool, _) in tools {
@@ -357,6 +400,7 @@ fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),
         },
+        None,
         None,
     )?;
     let mut command = vec![

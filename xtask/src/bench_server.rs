@@ -65,7 +65,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             name: "pgo".to_owned(),
             program,
         };
-        targets.push(workspace::start_server(&spec, placement.as_ref())?);
+        targets.push(workspace::start_server(&spec, placement.as_ref(), None)?);
     }
     let dir = std::env::temp_dir().join(format!("xtask-bench-server-{}", std::process::id()));
     let mut suite_args: Vec<String> = [
@@ -184,7 +184,7 @@ fn memory_line(placement: Option<&Placement>) -> anyhow::Result<String> {
         name: "wstest".to_owned(),
         program: workspace::root().join("target/release/wstest-server"),
     };
-    let target = workspace::start_server(&spec, placement)?;
+    let target = workspace::start_server(&spec, placement, None)?;
     let body = std::fs::read(&case.body_file)?;
     let mut request = format!(
         "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n",

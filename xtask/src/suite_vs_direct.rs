@@ -82,7 +82,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             .context("no cell")?;
         suites.push(cell.requests_per_second);
 
-        let target = workspace::start_server(&server, Some(&placement))?;
+        let target = workspace::start_server(&server, Some(&placement), None)?;
         let spec = CellSpec {
             url: target.url.clone(),
             body_file: case.body_file.clone(),
@@ -93,6 +93,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             warmup: WARMUP,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
+            cacert: target.ca.clone(),
         };
         let command = suite::loadgen_client::command_line(&spec);
         let measured = run_pinned(&placement.client_cpus, &release.join("loadgen"), &command)?;

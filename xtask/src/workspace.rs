@@ -138,7 +138,8 @@ pub(crate) fn append_result(name: &str, path: Option<&Path>, text: &str) -> anyh
 pub(crate) fn start_server(
     spec: &suite::target::TargetSpec,
     placement: Option<&suite::placement::Placement>,
+    tls: Option<&suite::target::ServerTls>,
 ) -> anyhow::Result<suite::target::Target> {
     let _restore = suite::placement::SavedAffinity::save()?;
-    suite::target::Target::start(spec, placement)
+    suite::target::Target::start(spec, placement, tls)
 }
