@@ -81,7 +81,7 @@ struct Grammar {
 const AB: Grammar = Grammar {
     with_value: b"nctsbTpuvxyzCHPAgXeBmZfE",
     flags: b"lrkVhwidSqI",
-    long_flags: &["http1.0", "verify", "tls-resume"],
+    long_flags: &["http1.0", "http2", "verify", "tls-resume"],
     positional_ends_options: true,
     unknown_letter: |letter| {
         UsageError::usage(format!("ab: illegal option -- {}", char::from(letter)))
@@ -215,6 +215,7 @@ impl Draft {
                 warmup: None,
                 rate: None,
                 n_threads: None,
+                streams: None,
                 shard: None,
                 start_at: None,
             },
@@ -228,6 +229,7 @@ impl Draft {
                 proxy_auth: None,
                 keep_alive: false,
                 http10: false,
+                http2: false,
             },
             checks: Checks {
                 expect_status: None,
@@ -287,6 +289,21 @@ impl Draft {
             return Err(UsageError::usage(format!(
                 "loadgen: {option} is a TLS option, for an https:// URL"
             )));
+        }
+        if self.request.http2 && self.request.http10 {
+            return Err(UsageError::usage(
+                "loadgen: --http2 and --http1.0 ask for two protocols",
+            ));
+        }
+        if self.request.http2 && self.target.proxy.is_some() {
+            return Err(UsageError::usage(
+                "loadgen: --http2 with -X: loadgen sends HTTP/2 to the server itself, not through a proxy",
+            ));
+        }
+        if load.streams.is_some() && !self.request.http2 {
+            return Err(UsageError::usage(
+                "loadgen: --streams is for --http2 (HTTP/1.1 carries one request at a time)",
+            ));
         }
         if self.target.url.scheme == Scheme::Https && self.target.proxy.is_some() {
             return Err(UsageError::usage(
@@ -435,6 +452,7 @@ impl Draft {
         let Some(value) = value else {
             match name {
                 "http1.0" => self.request.http10 = true,
+                "http2" => self.request.http2 = true,
                 "verify" => {
                     self.tls_option.get_or_insert_with(|| "--verify".to_owned());
                     if self.target.tls.verify == Verify::Off {
@@ -461,6 +479,14 @@ impl Draft {
                     return Err(bad("expected at least one thread"));
                 }
                 self.load.n_threads = Some(n);
+            }
+            "streams" => {
+                let n: u32 = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=10_000).contains(n))
+                    .ok_or_else(|| bad("expected 1 to 10000 streams a connection"))?;
+                self.load.streams = Some(n);
             }
             "rate" => self.load.rate = Some(Rate::parse(value).map_err(|e| bad(&e.to_string()))?),
             "duration" => self.load.duration = Some(duration()?),

@@ -15,6 +15,7 @@
 //! `EAGAIN`.
 
 mod connection;
+mod multiplex;
 mod shared;
 mod transport;
 
@@ -31,7 +32,7 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 
 use self::connection::{Connection, Outcome, Readiness};
 use self::shared::os_message;
-pub use self::shared::{Abort, Padded, Plan, Shared, TlsPlan};
+pub use self::shared::{Abort, Http2Plan, Padded, Plan, Shared, TlsPlan};
 use crate::schedule::{Schedule, Timing};
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
@@ -41,6 +42,20 @@ const READ_BUFFER: usize = 64 * 1024;
 const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
 /// The token of the `--rate` timer; connections use their index.
 const TIMER: Token = Token(usize::MAX);
+
+/// Runs thread `index`'s share of the run, `n_connections` of its connections: HTTP/1 on this
+/// module's mio loop, `--http2` on [`multiplex`]'s.
+pub fn run_thread(
+    index: usize,
+    n_connections: usize,
+    plan: Arc<Plan>,
+    shared: Arc<Shared>,
+) -> io::Result<ThreadStats> {
+    if plan.http2.is_some() {
+        return Ok(multiplex::run(index, n_connections, plan, shared));
+    }
+    Ok(Worker::new(index, n_connections, plan, shared)?.run())
+}
 
 /// One thread's event loop.
 pub struct Worker {

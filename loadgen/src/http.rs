@@ -179,6 +179,31 @@ impl ResponseParser {
         self.server.take()
     }
 
+    /// A response framed by another layer (HTTP/2's HEADERS and DATA frames): its status, and
+    /// the size its head would have as HTTP/1.1 text; [`framed_data`] and [`framed_end`]
+    /// follow, with the same body checks as a parsed response.
+    ///
+    /// [`framed_data`]: ResponseParser::framed_data
+    /// [`framed_end`]: ResponseParser::framed_end
+    pub fn framed_head(&mut self, status: u16, head_len: u64, server: Option<&[u8]>) {
+        self.response.status = status;
+        self.response.head_len = head_len;
+        self.response.keep_alive = true;
+        if self.capture_server {
+            self.server = server.map(<[u8]>::to_vec);
+        }
+    }
+
+    /// A piece of a framed response's body.
+    pub fn framed_data(&mut self, data: &[u8], checks: &BodyChecks) {
+        self.body(data, checks);
+    }
+
+    /// The framed response ended.
+    pub fn framed_end(&mut self, checks: &BodyChecks) {
+        self.complete(checks);
+    }
+
     /// The body of the last response, with [`BodyChecks::keep_body`] (empty otherwise).
     pub fn take_body(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.kept)

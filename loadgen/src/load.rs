@@ -11,7 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
-use crate::engine::{Abort, Plan, Shared, TlsPlan, Worker};
+use crate::engine::{self, Abort, Http2Plan, Plan, Shared, TlsPlan};
 use crate::http::BodyChecks;
 use crate::options::{Options, Target};
 use crate::report::RunInfo;
@@ -51,15 +51,32 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         None => None,
     };
     let addr = resolve(target)?;
+    let alpn = if request.http2 {
+        tls::ALPN_H2
+    } else {
+        tls::ALPN_HTTP1
+    };
     let tls = match target.url.scheme {
         Scheme::Https => {
             let name = target.tls_name(&request.headers);
             Some(TlsPlan {
-                config: tls::client::client_config(&target.tls, &[tls::ALPN_HTTP1])?,
+                config: tls::client::client_config(&target.tls, &[alpn])?,
                 server_name: tls::client::server_name(&name)?,
             })
         }
         Scheme::Http => None,
+    };
+    let request_bytes = request::build(target, request, body.as_deref());
+    let http2 = match request.http2 {
+        true => Some(Http2Plan {
+            head: request::build_h2(target, request, body.as_deref())
+                .map_err(anyhow::Error::msg)?,
+            body: body.clone().map(bytes::Bytes::from).unwrap_or_default(),
+            streams: load.streams.unwrap_or(1) as usize,
+            head_method: request.method == http::Method::HEAD,
+            sent_len: request_bytes.bytes.len() as u64,
+        }),
+        false => None,
     };
     let bind = match &target.bind_address {
         Some(address) => Some(
@@ -76,9 +93,10 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
     let plan = Arc::new(Plan {
-        request: request::build(target, request, body.as_deref()),
+        request: request_bytes,
         addr,
         tls,
+        http2,
         bind,
         socket_buffer: target.socket_buffer,
         keep_alive: request.keep_alive,
@@ -154,15 +172,17 @@ fn run_threads(
     for index in 0..n_threads {
         // Connections split evenly; the first threads take the remainder.
         let n_connections = concurrency / n_threads + usize::from(index < concurrency % n_threads);
-        let worker = Worker::new(index, n_connections, Arc::clone(plan), Arc::clone(shared))
-            .context("cannot create an event loop")?;
         let ended = ended_tx.clone();
+        let (plan, shared) = (Arc::clone(plan), Arc::clone(shared));
         let handle = std::thread::Builder::new()
             .name(format!("loadgen-{index}"))
             .spawn(move || {
-                let stats = worker.run();
+                let stats = engine::run_thread(index, n_connections, plan, Arc::clone(&shared));
                 let _ = ended.send(());
-                stats
+                stats.unwrap_or_else(|error| {
+                    shared.abort(format!("cannot create an event loop: {error}"), 1);
+                    stats::ThreadStats::new(0)
+                })
             })
             .context("cannot start a thread")?;
         handles.push(handle);

@@ -90,6 +90,9 @@ pub struct Load {
     pub rate: Option<Rate>,
     /// `--threads`: event loops; `None` means one per core.
     pub n_threads: Option<usize>,
+    /// `--streams` (with `--http2`): requests a connection carries at once; `None` is one.
+    #[serde(default)]
+    pub streams: Option<u32>,
     /// `--shard I/N`, as asked.
     pub shard: Option<Shard>,
     /// `--start-at`: the wall-clock time of the first request. The JSON holds it as
@@ -139,6 +142,9 @@ pub struct RequestOptions {
     pub keep_alive: bool,
     /// `--http1.0`: exactly ab's request bytes; HTTP/1.1 otherwise.
     pub http10: bool,
+    /// `--http2`: HTTP/2, by ALPN over TLS, with prior knowledge (h2c) on plain TCP.
+    #[serde(default)]
+    pub http2: bool,
 }
 
 /// A header line of `-H`: its name, and its value as written after the colon (leading space
@@ -329,6 +335,7 @@ impl TestIdentity {
         first_differing!(request.proxy_auth);
         first_differing!(request.keep_alive);
         first_differing!(request.http10);
+        first_differing!(request.http2);
         first_differing!(checks.expect_status);
         first_differing!(checks.expect_body);
         first_differing!(checks.reject_body);

@@ -37,50 +37,8 @@ pub(crate) fn build(target: &Target, request: &RequestOptions, body: Option<&[u8
         (false, false) => head.push_str("Connection: close\r\n"),
         _ => {}
     }
-    if let Some(cookie) = &request.cookie {
-        head.push_str(&format!("Cookie: {cookie}\r\n"));
-    }
-    let basic = |credentials: &str| base64::engine::general_purpose::STANDARD.encode(credentials);
-    if let Some(credentials) = &request.basic_auth {
-        head.push_str(&format!("Authorization: Basic {}\r\n", basic(credentials)));
-    }
-    if let Some(credentials) = &request.proxy_auth {
-        head.push_str(&format!(
-            "Proxy-Authorization: Basic {}\r\n",
-            basic(credentials)
-        ));
-    }
-    if let Some(body) = body {
-        // ab's spelling, lower-case l and t.
-        head.push_str(&format!(
-            "Content-length: {}\r\nContent-type: {}\r\n",
-            body.len(),
-            request.content_type
-        ));
-    }
-    let overridden = |name: &str| {
-        request
-            .headers
-            .iter()
-            .any(|header| header.name.eq_ignore_ascii_case(name))
-    };
-    for header in &request.headers {
-        head.push_str(&header.line());
-        head.push_str("\r\n");
-    }
-    if !overridden("Host") {
-        head.push_str(&format!("Host: {}\r\n", url.host_field()));
-    }
-    if !overridden("User-Agent") {
-        let agent = if request.http10 {
-            AB_USER_AGENT
-        } else {
-            USER_AGENT
-        };
-        head.push_str(&format!("User-Agent: {agent}\r\n"));
-    }
-    if !overridden("Accept") {
-        head.push_str("Accept: */*\r\n");
+    for (name, value) in fields(target, request, body) {
+        head.push_str(&format!("{name}:{value}\r\n"));
     }
     head.push_str("\r\n");
     let mut bytes = head.into_bytes();
@@ -93,4 +51,80 @@ pub(crate) fn build(target: &Target, request: &RequestOptions, body: Option<&[u8
         head_len,
         head_method: request.method == http::Method::HEAD,
     }
+}
+
+/// The same request for HTTP/2: `:authority` from the Host field, the other fields but those
+/// HTTP/2 forbids (RFC 9113 8.2.2), names in lower case. `None` names a field HTTP/2 cannot
+/// carry.
+pub(crate) fn build_h2(
+    target: &Target,
+    request: &RequestOptions,
+    body: Option<&[u8]>,
+) -> Result<http::Request<()>, String> {
+    let url = &target.url;
+    let mut authority = url.host_field();
+    let mut builder = http::Request::builder().method(request.method.clone());
+    for (name, value) in fields(target, request, body) {
+        let value = value.trim();
+        match name.trim().to_ascii_lowercase().as_str() {
+            "host" => authority = value.to_owned(),
+            "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" => {}
+            lower => builder = builder.header(lower, value),
+        }
+    }
+    let uri = format!("{}://{authority}{}", url.scheme.as_str(), url.path);
+    builder
+        .uri(uri.as_str())
+        .body(())
+        .map_err(|error| format!("the request cannot be sent over HTTP/2: {error}"))
+}
+
+/// The header fields of a request, in ab's order, each value as it goes after the colon.
+fn fields(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Vec<(String, String)> {
+    let mut fields = Vec::new();
+    let mut field = |name: &str, value: String| fields.push((name.to_owned(), value));
+    if let Some(cookie) = &request.cookie {
+        field("Cookie", format!(" {cookie}"));
+    }
+    let basic = |credentials: &str| base64::engine::general_purpose::STANDARD.encode(credentials);
+    if let Some(credentials) = &request.basic_auth {
+        field("Authorization", format!(" Basic {}", basic(credentials)));
+    }
+    if let Some(credentials) = &request.proxy_auth {
+        field("Proxy-Authorization", format!(" Basic {}", basic(credentials)));
+    }
+    if let Some(body) = body {
+        // ab's spelling, lower-case l and t.
+        field("Content-length", format!(" {}", body.len()));
+        field("Content-type", format!(" {}", request.content_type));
+    }
+    let overridden = |name: &str| {
+        request
+            .headers
+            .iter()
+            .any(|header| header.name.eq_ignore_ascii_case(name))
+    };
+    let (host, agent, accept) = (
+        overridden("Host"),
+        overridden("User-Agent"),
+        overridden("Accept"),
+    );
+    for header in &request.headers {
+        field(&header.name, header.raw_value.clone());
+    }
+    if !host {
+        field("Host", format!(" {}", target.url.host_field()));
+    }
+    if !agent {
+        let agent = if request.http10 {
+            AB_USER_AGENT
+        } else {
+            USER_AGENT
+        };
+        field("User-Agent", format!(" {agent}"));
+    }
+    if !accept {
+        field("Accept", " */*".to_owned());
+    }
+    fields
 }

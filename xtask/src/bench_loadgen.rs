@@ -325,6 +325,9 @@ fn table(
         (median_of(per_round.clone()), per_round)
     };
     let show = |(median, rounds): (f64, Vec<f64>)| {
+        if rounds.is_empty() {
+            return "-".to_owned();
+        }
         let rounds: Vec<String> = rounds.iter().map(|r| format!("{r:.2}")).collect();
         format!("{median:.2} ({})", rounds.join("/"))
     };

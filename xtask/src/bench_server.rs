@@ -3,7 +3,9 @@
 //! on the others, every answer checked first, the repeats interleaved so that a round measures
 //! the ceiling and each build back to back. The ratio is taken within each round and the table
 //! shows the median over the rounds, so that a burst of noise spoils a round, not the figure.
-//! Then the server's resident memory with 1,000 keep-alive connections open.
+//! Then the server's resident memory with 1,000 keep-alive connections open. `--tls`: both
+//! servers serve TLS (the suite's `--tls`), so the ratio is the server's over the ceiling's
+//! over TLS.
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
@@ -14,7 +16,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use suite::output::SuiteResults;
 use suite::placement::Placement;
-use suite::target::TargetSpec;
+use suite::target::{ServerTls, TargetSpec};
 
 use crate::workspace::{self, append_result, median_of};
 
@@ -33,6 +35,9 @@ pub(crate) struct Args {
     /// Leave out the profile-guided build (scripts/pgo-build.sh).
     #[arg(long)]
     no_pgo: bool,
+    /// Over TLS (HTTP/1.1).
+    #[arg(long)]
+    tls: bool,
     /// Where the table is appended (default: docs/results/bench-server.md).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -43,6 +48,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let stamp = workspace::stamp();
     let release = workspace::build_release(&["server", "ceiling"])?;
     let placement = Placement::choose(None, None, false)?;
+    let tls = match args.tls {
+        true => Some(ServerTls::throwaway(
+            &workspace::root().join("scripts"),
+            &workspace::root().join("target/certs"),
+        )?),
+        false => None,
+    };
     let mut targets = Vec::new();
     if !args.no_pgo {
         let output = Command::new(workspace::root().join("scripts/pgo-build.sh"))
@@ -65,7 +77,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             name: "pgo".to_owned(),
             program,
         };
-        targets.push(workspace::start_server(&spec, placement.as_ref(), None)?);
+        targets.push(workspace::start_server(
+            &spec,
+            placement.as_ref(),
+            tls.as_ref(),
+        )?);
     }
     let dir = std::env::temp_dir().join(format!("xtask-bench-server-{}", std::process::id()));
     let mut suite_args: Vec<String> = [
@@ -91,6 +107,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     if !args.tests.is_empty() {
         suite_args.extend(["--tests".to_owned(), args.tests.join(",")]);
+    }
+    if args.tls {
+        suite_args.push("--tls".to_owned());
     }
     let code = suite::run(&suite_args)?;
     if code != 0 {
@@ -121,12 +140,14 @@ fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String 
             .unwrap_or_default()
     };
     let mut out = format!(
-        "\n## {}, {} s per cell, median of {} rounds\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
+        "\n## {}, {} s per cell, median of {} rounds{}\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
         stamp,
         args.duration.as_secs_f64(),
         args.rounds,
+        if args.tls { ", over TLS" } else { "" },
         args.duration.as_secs_f64(),
         args.rounds,
+        if args.tls { " --tls" } else { "" },
         if args.tests.is_empty() {
             String::new()
         } else {

@@ -29,6 +29,8 @@ pub struct Plan {
     pub addr: SocketAddr,
     /// `https://`: how each connection speaks TLS.
     pub tls: Option<TlsPlan>,
+    /// `--http2`: the request as HTTP/2 sends it, and the streams a connection carries.
+    pub http2: Option<Http2Plan>,
     pub bind: Option<SocketAddr>,
     pub socket_buffer: Option<u32>,
     pub keep_alive: bool,
@@ -60,6 +62,19 @@ pub struct TlsPlan {
     pub config: Arc<ClientConfig>,
     /// The name the certificate is checked against, and the SNI when it is a DNS name.
     pub server_name: ServerName<'static>,
+}
+
+/// The request of an `--http2` run, built once.
+#[derive(Debug)]
+pub struct Http2Plan {
+    pub head: http::Request<()>,
+    pub body: bytes::Bytes,
+    /// `--streams`: requests a connection carries at once.
+    pub streams: usize,
+    /// Whether the response will have no body (HEAD).
+    pub head_method: bool,
+    /// The request's size as HTTP/1.1 text, for ab's "Total body sent".
+    pub sent_len: u64,
 }
 
 /// Why a run ended early, with ab's message and exit code.
