@@ -115,7 +115,9 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     });
     let info = RunInfo {
         settings: options.settings(),
-        concurrency: concurrency as u64,
+        // Requests at a time, as ab's Concurrency Level: with --http2, each connection's
+        // streams.
+        concurrency: (concurrency * plan.http2.as_ref().map_or(1, |h2| h2.streams)) as u64,
         n_threads,
         rate: share.rate,
     };

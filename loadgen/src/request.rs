@@ -91,7 +91,10 @@ fn fields(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Vec
         field("Authorization", format!(" Basic {}", basic(credentials)));
     }
     if let Some(credentials) = &request.proxy_auth {
-        field("Proxy-Authorization", format!(" Basic {}", basic(credentials)));
+        field(
+            "Proxy-Authorization",
+            format!(" Basic {}", basic(credentials)),
+        );
     }
     if let Some(body) = body {
         // ab's spelling, lower-case l and t.

@@ -68,6 +68,10 @@ loadgen's own options (long only, so that no ab flag is shadowed):
     --expect-body TEXT  A response body without TEXT is a failure
     --reject-body TEXT  A response body with TEXT is a failure (e.g. 'Fault>')
     --http1.0           Send exactly ab's HTTP/1.0 request (default: HTTP/1.1)
+    --http2             HTTP/2: by ALPN over https://, with prior knowledge (h2c)
+                        over http://
+    --streams M         With --http2: requests each connection carries at once
+                        (h2load's -m); -c M connections make -c x M at a time
     --shard I/N         Run share I (from 0) of the test split N ways: -n, -c and
                         --rate's send times divided so that the shares add up
     --start-at TIME     Connect, then send the first request at TIME: RFC 3339

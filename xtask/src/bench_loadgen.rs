@@ -359,11 +359,7 @@ fn table(
         } else {
             ""
         },
-        if args.new_connections {
-            "no -k"
-        } else {
-            "-k"
-        },
+        if args.new_connections { "no -k" } else { "-k" },
     );
     for (tool, _) in tools {
         let rps = if *tool == "floor" {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use suite::target::{ServerTls, Target, TargetSpec};
 use testkit::certs::TestCerts;
 use testkit::servers::{BODY, Behaviour, TestServer, refused_port};
 
@@ -57,6 +58,11 @@ pub(crate) enum Wire {
     Tls,
     /// A plain server and an `https://` URL.
     HttpsToPlain,
+    /// wstest-server (HTTP/1.1 and h2c), not a test server: `{post}` in the arguments stands
+    /// for EchoVoid's post file.
+    Ours,
+    /// wstest-server over TLS (ALPN h2 and http/1.1).
+    OursTls,
 }
 
 pub(crate) const fn case(name: &'static str, behaviour: Behaviour, args: &'static str) -> Case {
@@ -82,9 +88,25 @@ pub(crate) fn check(case: &Case) -> String {
         (Wire::Tls, Some(certs)) => TestServer::start_tls(behaviour, certs),
         _ => TestServer::start(behaviour),
     });
-    let mut url = match &server {
-        Some(server) => server.url(),
-        None => format!("http://127.0.0.1:{}/test", refused_port()),
+    let ours = matches!(case.wire, Wire::Ours | Wire::OursTls).then(|| {
+        let tls = match (case.wire, &certs) {
+            (Wire::OursTls, Some(certs)) => Some(ServerTls {
+                cert: certs.cert.clone(),
+                key: certs.key.clone(),
+                ca: certs.ca_cert.clone(),
+            }),
+            _ => None,
+        };
+        let spec = TargetSpec::Binary {
+            name: "wstest".to_owned(),
+            program: testkit::workspace_bin("wstest-server", "server"),
+        };
+        Target::start(&spec, None, tls.as_ref()).expect("starting wstest-server")
+    });
+    let mut url = match (&ours, &server) {
+        (Some(ours), _) => ours.url.to_string(),
+        (None, Some(server)) => server.url(),
+        (None, None) => format!("http://127.0.0.1:{}/test", refused_port()),
     };
     if case.wire == Wire::HttpsToPlain {
         url = url.replacen("http://", "https://", 1);
@@ -95,6 +117,9 @@ pub(crate) fn check(case: &Case) -> String {
         .map(|arg| match (arg, &certs, &other) {
             ("{ca}", Some(certs), _) => certs.ca_cert.display().to_string(),
             ("{other-ca}", _, Some(other)) => other.ca_cert.display().to_string(),
+            ("{post}", _, _) => {
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../post_files/echovoid.xml").to_owned()
+            }
             _ => arg.to_owned(),
         })
         .collect();

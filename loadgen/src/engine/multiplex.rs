@@ -420,7 +420,10 @@ async fn open(state: &Loop) -> Result<SendRequest<Bytes>, Option<std::io::Error>
         }),
     };
     match result {
-        Ok(sender) => sender.ready().await.map_err(|error| state.h2_refused(&error)),
+        Ok(sender) => sender
+            .ready()
+            .await
+            .map_err(|error| state.h2_refused(&error)),
         Err(error) => Err(state.h2_refused(&error)),
     }
 }
@@ -432,6 +435,13 @@ impl Loop {
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<rustls::Error>());
         match tls_error {
+            Some(rustls::Error::AlertReceived(rustls::AlertDescription::NoApplicationProtocol)) => {
+                self.shared.abort(
+                    "--http2: the server did not agree to HTTP/2 over TLS (it refused ALPN h2); it may speak HTTP/1.1 only".to_owned(),
+                    1,
+                );
+                None
+            }
             Some(tls_error) => {
                 let name = self
                     .plan
@@ -463,7 +473,9 @@ impl Loop {
     /// HTTP/2's own handshake failed: a server that does not speak it ends the run, saying so.
     fn h2_refused(&self, error: &h2::Error) -> Option<std::io::Error> {
         if error.is_io() {
-            return error.get_io().map(|io| std::io::Error::new(io.kind(), io.to_string()));
+            return error
+                .get_io()
+                .map(|io| std::io::Error::new(io.kind(), io.to_string()));
         }
         let how = if self.plan.tls.is_some() {
             "over TLS"
@@ -571,12 +583,16 @@ async fn exchange(
     parser.start(h2.head_method, state.shared.awaiting_first_response());
     let (head, mut body) = response.into_parts();
     // The head's size as HTTP/1.1 text would have it: ab's "Total transferred" counts heads.
-    let head_len = 17 + head
+    let head_len = 17
+        + head
+            .headers
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len() + 4)
+            .sum::<usize>() as u64;
+    let server = head
         .headers
-        .iter()
-        .map(|(name, value)| name.as_str().len() + value.len() + 4)
-        .sum::<usize>() as u64;
-    let server = head.headers.get(http::header::SERVER).map(|value| value.as_bytes());
+        .get(http::header::SERVER)
+        .map(|value| value.as_bytes());
     parser.framed_head(head.status.as_u16(), head_len, server);
     let read_body = async {
         while let Some(chunk) = body.data().await {

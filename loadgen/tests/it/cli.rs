@@ -213,6 +213,13 @@ fn command_lines_map_to_options() {
             };
         },
     );
+    check(&format!("--http2 --streams 10 -c 4 -n 100 {HTTPS}"), |o| {
+        o.target.url = Url::parse(HTTPS).unwrap();
+        o.request.http2 = true;
+        o.load.streams = Some(10);
+        o.load.concurrency = 4;
+        o.load.n_requests = Some(100);
+    });
     check(&format!("-Z DEFAULT --verify {HTTPS}"), |o| {
         o.target.url = Url::parse(HTTPS).unwrap();
         o.target.tls.verify = Verify::SystemRoots;
@@ -418,6 +425,21 @@ fn bad_command_lines_are_refused_as_ab_does() {
     check_error(
         &format!("-Z ECDHE-RSA-AES128-GCM-SHA256:DES-CBC3-SHA {HTTPS}"),
         "loadgen: -Z: unknown cipher suite \"DES-CBC3-SHA\"; loadgen's (rustls on aws-lc-rs) are TLS_AES_256_GCM_SHA384, TLS_AES_128_GCM_SHA256, TLS_CHACHA20_POLY1305_SHA256, ECDHE-ECDSA-AES256-GCM-SHA384, ECDHE-ECDSA-AES128-GCM-SHA256, ECDHE-ECDSA-CHACHA20-POLY1305, ECDHE-RSA-AES256-GCM-SHA384, ECDHE-RSA-AES128-GCM-SHA256, ECDHE-RSA-CHACHA20-POLY1305",
+        22,
+    );
+    check_error(
+        &format!("--streams 4 {URL}"),
+        "loadgen: --streams is for --http2 (HTTP/1.1 carries one request at a time)",
+        22,
+    );
+    check_error(
+        &format!("--http2 --streams 0 {URL}"),
+        "loadgen: --streams \"0\": expected 1 to 10000 streams a connection",
+        22,
+    );
+    check_error(
+        &format!("--http2 --http1.0 {URL}"),
+        "loadgen: --http2 and --http1.0 ask for two protocols",
         22,
     );
     check_error(
