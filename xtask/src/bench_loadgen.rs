@@ -10,6 +10,8 @@
 //! https, loadgen offering X25519 alone, as ab's OpenSSL 3.0 does, so that both make the same
 //! key exchange. `--new-connections`: no keep-alive, each request on a connection of its own
 //! (over TLS, a full handshake each, as ab makes them). The floor speaks neither.
+//! `--http2`: loadgen `--http2 --streams 10` beside h2load `-m 10` (h2c, or h2 with `--tls`),
+//! both on one thread with 30 connections.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,9 @@ pub(crate) struct Args {
     /// Each request on a new connection (no -k); only loadgen and ab then.
     #[arg(long)]
     new_connections: bool,
+    /// HTTP/2 with 10 streams a connection: loadgen and h2load only.
+    #[arg(long, conflicts_with = "new_connections")]
+    http2: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -135,7 +140,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&lua);
     let mut text = table(&stamp, args, &tools, &rounds);
     drop(ceiling);
-    if !args.tls && !args.new_connections {
+    if !args.tls && !args.new_connections && !args.http2 {
         text.push_str(&peak_memory(&release, &case)?);
     }
     append_result("bench-loadgen.md", args.out.as_deref(), &text)
@@ -146,6 +151,12 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
     let mut tools = vec![("loadgen", release.join("loadgen"))];
     if let Some(before) = &args.before {
         tools.push(("before", before.clone()));
+    }
+    if args.http2 {
+        if !args.loadgen_only {
+            tools.push(("h2load", PathBuf::from("h2load")));
+        }
+        return tools;
     }
     if !args.loadgen_only {
         tools.push(("ab", PathBuf::from("ab")));
@@ -187,7 +198,29 @@ fn command_of(
                     .into_iter()
                     .flatten(),
             )
+            .chain(
+                args.http2
+                    .then(|| ["--http2".to_owned(), "--streams=10".to_owned()])
+                    .into_iter()
+                    .flatten(),
+            )
             .collect(),
+        "h2load" => {
+            let mut command: Vec<String> = ["-t", "1", "-c", "30", "-m", "10", "-n"]
+                .map(String::from)
+                .into_iter()
+                .chain([n, "-d".to_owned(), body])
+                .collect();
+            command.extend([
+                "-H".to_owned(),
+                format!("content-type: {}", case.content_type),
+            ]);
+            for header in &case.headers {
+                command.extend(["-H".to_owned(), header.clone()]);
+            }
+            command.push(url);
+            return command;
+        }
         "ab" => ["-q", "-c", "30", "-n"]
             .map(String::from)
             .into_iter()
@@ -272,6 +305,27 @@ fn figures(tool: &str, measured: &Measured) -> anyhow::Result<(f64, f64)> {
     let stdout = measured.stdout();
     let missing = || format!("{tool}'s output has no request count:\n{stdout}");
     Ok(match tool {
+        // "finished in 1.23s, 81234.56 req/s, ..." and "requests: N total, N started, N done,
+        // N succeeded, ...".
+        "h2load" => {
+            let succeeded = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix("requests: "))
+                .and_then(|line| {
+                    line.split(", ")
+                        .find_map(|part| part.strip_suffix(" succeeded"))
+                        .and_then(|n| n.trim().parse::<f64>().ok())
+                })
+                .with_context(missing)?;
+            let rps = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix("finished in "))
+                .and_then(|line| line.split(", ").nth(1))
+                .and_then(|part| part.strip_suffix(" req/s"))
+                .and_then(|n| n.trim().parse::<f64>().ok())
+                .unwrap_or(0.0);
+            (succeeded, rps)
+        }
         "wrk" => {
             let done = stdout
                 .lines()
@@ -332,18 +386,21 @@ fn table(
         format!("{median:.2} ({})", rounds.join("/"))
     };
     let mut out = format!(
-        "\n## {}, median of {} rounds{}\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}{}{}` (ceiling on the server core; each client alone on one client core, one thread, {} -c 30, EchoStruct-20; every other round in reverse order)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
+        "\n## {}, median of {} rounds{}\n\nCommand: `cargo xtask bench-loadgen --requests {} --rounds {}{}{}{}{}{}` (ceiling on the server core; each client alone on one client core, one thread, {} -c 30, EchoStruct-20; every other round in reverse order)\n\n| tool | req/s | CPU µs per request | of which user | loadgen's CPU per request ÷ this (rounds) | the floor's ÷ this (rounds) |\n|---|---:|---:|---:|---:|---:|\n",
         stamp,
         args.rounds,
-        match (args.tls, args.new_connections) {
-            (true, true) => ", over TLS, a new connection (a full handshake) a request",
-            (true, false) => ", over TLS",
-            (false, true) => ", a new connection a request",
-            (false, false) => "",
+        match (args.tls, args.new_connections, args.http2) {
+            (true, true, _) => ", over TLS, a new connection (a full handshake) a request",
+            (true, false, true) => ", HTTP/2 over TLS, 10 streams a connection",
+            (false, _, true) => ", HTTP/2 (h2c), 10 streams a connection",
+            (true, false, false) => ", over TLS",
+            (false, true, false) => ", a new connection a request",
+            (false, false, false) => "",
         },
         args.requests,
         args.rounds,
         if args.tls { " --tls" } else { "" },
+        if args.http2 { " --http2" } else { "" },
         if args.new_connections {
             " --new-connections"
         } else {

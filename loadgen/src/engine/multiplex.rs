@@ -15,7 +15,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::future::Future;
+use std::pin::Pin;
+
 use bytes::Bytes;
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
 use h2::client::SendRequest;
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
@@ -350,8 +355,8 @@ async fn connection(state: Rc<Loop>) {
             return;
         };
         let start = Instant::now();
-        let sender = match open(&state).await {
-            Ok(sender) => sender,
+        let (sender, mut driver) = match open(&state).await {
+            Ok(opened) => opened,
             Err(failure) => {
                 state.fail(first, Failure::Connect);
                 if let Some(error) = failure {
@@ -363,18 +368,36 @@ async fn connection(state: Rc<Loop>) {
         state.shared.connected();
         let connected = Instant::now();
         let answered = Rc::new(Cell::new(false));
-        let slots = (0..streams).map(|slot| {
-            let job = (slot == 0).then_some((first, start, connected));
-            run_slot(Rc::clone(&state), sender.clone(), Rc::clone(&answered), job)
-        });
-        futures_join_all(slots).await;
+        // The connection's IO and its streams in this one task: a stream woken by the
+        // connection is polled without a trip through the scheduler (measured: 0.9 µs of user
+        // time a request more than h2load with a task each).
+        let mut slots: FuturesUnordered<_> = (0..streams)
+            .map(|slot| {
+                let job = (slot == 0).then_some((first, start, connected));
+                run_slot(Rc::clone(&state), sender.clone(), Rc::clone(&answered), job)
+            })
+            .collect();
+        drop(sender);
+        let mut driving = true;
+        loop {
+            tokio::select! {
+                // When the connection ends, its streams fail, and are counted so.
+                () = &mut driver, if driving => driving = false,
+                slot = slots.next() => if slot.is_none() {
+                    break;
+                },
+            }
+        }
     }
 }
+
+/// A connection's IO, which must be polled for its streams to move.
+type Driver = Pin<Box<dyn Future<Output = ()>>>;
 
 /// Opens a connection: TCP, TLS with ALPN h2 (or h2c with prior knowledge on plain TCP), and
 /// HTTP/2's preface and settings. `Err(Some)`: the socket failed; `Err(None)`: the failure
 /// ended the run already (a server that will never speak HTTP/2).
-async fn open(state: &Loop) -> Result<SendRequest<Bytes>, Option<std::io::Error>> {
+async fn open(state: &Loop) -> Result<(SendRequest<Bytes>, Driver), Option<std::io::Error>> {
     let plan = &state.plan;
     let tcp = TcpStream::connect(plan.addr).await.map_err(Some)?;
     tcp.set_nodelay(true).map_err(Some)?;
@@ -406,26 +429,20 @@ async fn open(state: &Loop) -> Result<SendRequest<Bytes>, Option<std::io::Error>
                 return Err(None);
             }
             builder.handshake(stream).await.map(|(sender, driver)| {
-                tokio::task::spawn_local(async move {
+                let driver: Driver = Box::pin(async move {
                     let _ = driver.await;
                 });
-                sender
+                (sender, driver)
             })
         }
         None => builder.handshake(tcp).await.map(|(sender, driver)| {
-            tokio::task::spawn_local(async move {
+            let driver: Driver = Box::pin(async move {
                 let _ = driver.await;
             });
-            sender
+            (sender, driver)
         }),
     };
-    match result {
-        Ok(sender) => sender
-            .ready()
-            .await
-            .map_err(|error| state.h2_refused(&error)),
-        Err(error) => Err(state.h2_refused(&error)),
-    }
+    result.map_err(|error| state.h2_refused(&error))
 }
 
 impl Loop {
@@ -649,19 +666,6 @@ async fn exchange(
         state.publish();
     }
     true
-}
-
-/// Waits for every future of `futures` (few: one a stream slot), polled together.
-async fn futures_join_all<F: std::future::Future<Output = ()> + 'static>(
-    futures: impl Iterator<Item = F>,
-) {
-    let mut set = tokio::task::JoinSet::new();
-    // The slots borrow nothing that outlives the connection task: each owns its `Rc` and
-    // sender, so they can be tasks of the thread's set.
-    for future in futures {
-        set.spawn_local(future);
-    }
-    while set.join_next().await.is_some() {}
 }
 
 fn micros(duration: Duration) -> u32 {
