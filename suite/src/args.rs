@@ -68,6 +68,11 @@ pub(crate) struct Args {
     /// against that CA. A stack that cannot serve TLS is an error.
     #[arg(long)]
     pub(crate) tls: bool,
+    /// Load over HTTP/2 (loadgen's --http2, one stream a connection, so that a concurrency
+    /// is as many requests at a time as over HTTP/1.1): h2 by ALPN with --tls, h2c with
+    /// prior knowledge without. ab speaks no HTTP/2.
+    #[arg(long)]
+    pub(crate) http2: bool,
     /// Pin nothing.
     #[arg(long)]
     pub(crate) no_pin: bool,

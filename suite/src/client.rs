@@ -27,6 +27,8 @@ pub struct CellSpec {
     /// `https://`: the CA that signed the server's certificate, for a client that verifies it
     /// (loadgen; ab verifies nothing).
     pub cacert: Option<PathBuf>,
+    /// HTTP/2 (loadgen's `--http2`), one stream a connection, so that `-c` means the same.
+    pub http2: bool,
 }
 
 impl CellSpec {

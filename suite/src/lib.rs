@@ -104,6 +104,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     for name in &args.clients {
         match name.as_str() {
             "loadgen" => clients.push(&Loadgen),
+            "ab" if args.http2 => bail!("--http2: ab speaks no HTTP/2; use --client loadgen"),
             "ab" => clients.push(&ab),
             other => bail!("unknown client {other:?} (loadgen, ab)"),
         }
@@ -138,6 +139,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         warmup: args.warmup,
         repeat: args.repeat,
         objectives: &args.objectives,
+        http2: args.http2,
     };
     let cells = matrix.run(&mut targets)?;
     let results = SuiteResults {
@@ -170,6 +172,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         tests: cases.iter().map(|case| case.test.clone()).collect(),
         concurrencies: args.concurrency.clone(),
         tls: args.tls,
+        http2: args.http2,
         cells,
     };
     drop(targets);

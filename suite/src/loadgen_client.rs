@@ -36,6 +36,9 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     if let Some(text) = &cell.reject_body {
         args.push(format!("--reject-body={text}"));
     }
+    if cell.http2 {
+        args.push("--http2".to_owned());
+    }
     if let Some(ca) = &cell.cacert {
         args.push(format!("--cacert={}", ca.display()));
     }

@@ -119,6 +119,8 @@ pub struct Matrix<'a> {
     /// `--slo`: after the timed runs, the knee of each test and target (loadgen's cells at the
     /// first concurrency).
     pub objectives: &'a [Objective],
+    /// `--http2`: loadgen speaks HTTP/2, a stream a connection.
+    pub http2: bool,
 }
 
 /// One cell: what it runs, and its result so far.
@@ -220,6 +222,7 @@ impl Matrix<'_> {
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
             cacert: target.ca.clone(),
+            http2: self.http2,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct SuiteResults {
     /// `--tls`: every target was measured over TLS.
     #[serde(default)]
     pub tls: bool,
+    /// `--http2`: loadgen loaded every target over HTTP/2.
+    #[serde(default)]
+    pub http2: bool,
     pub cells: Vec<CellResult>,
 }
 
@@ -104,7 +107,12 @@ impl SuiteResults {
             self.duration_s,
             self.warmup_s,
             clients.join(", "),
-            if self.tls { "; over TLS" } else { "" }
+            match (self.tls, self.http2) {
+                (true, true) => "; HTTP/2 over TLS",
+                (false, true) => "; HTTP/2 (h2c)",
+                (true, false) => "; over TLS",
+                (false, false) => "",
+            }
         )
     }
 

@@ -35,9 +35,12 @@ pub(crate) struct Args {
     /// Leave out the profile-guided build (scripts/pgo-build.sh).
     #[arg(long)]
     no_pgo: bool,
-    /// Over TLS (HTTP/1.1).
+    /// Over TLS.
     #[arg(long)]
     tls: bool,
+    /// Over HTTP/2 (the suite's `--http2`: h2c, or h2 with `--tls`).
+    #[arg(long)]
+    http2: bool,
     /// Where the table is appended (default: docs/results/bench-server.md).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -111,6 +114,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.tls {
         suite_args.push("--tls".to_owned());
     }
+    if args.http2 {
+        suite_args.push("--http2".to_owned());
+    }
     let code = suite::run(&suite_args)?;
     if code != 0 {
         bail!("loadgen suite {} exited {code}", suite_args.join(" "));
@@ -140,14 +146,20 @@ fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String 
             .unwrap_or_default()
     };
     let mut out = format!(
-        "\n## {}, {} s per cell, median of {} rounds{}\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
+        "\n## {}, {} s per cell, median of {} rounds{}\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
         stamp,
         args.duration.as_secs_f64(),
         args.rounds,
-        if args.tls { ", over TLS" } else { "" },
+        match (args.tls, args.http2) {
+            (true, true) => ", HTTP/2 over TLS",
+            (false, true) => ", HTTP/2 (h2c)",
+            (true, false) => ", over TLS",
+            (false, false) => "",
+        },
         args.duration.as_secs_f64(),
         args.rounds,
         if args.tls { " --tls" } else { "" },
+        if args.http2 { " --http2" } else { "" },
         if args.tests.is_empty() {
             String::new()
         } else {

@@ -94,6 +94,35 @@ fn the_suite_measures_our_server_in_every_format() {
 }
 
 #[test]
+fn the_suite_runs_over_tls_and_http2() {
+    let _lock = one_at_a_time();
+    let server = server_bin();
+    // (transport options, what the title says of them)
+    let cases: &[(&[&str], &str)] = &[
+        (&["--tls"], "; over TLS"),
+        (&["--http2"], "; HTTP/2 (h2c)"),
+        (&["--tls", "--http2"], "; HTTP/2 over TLS"),
+    ];
+    for (options, title) in cases {
+        let mut args = vec![
+            "--server-bin",
+            server.to_str().unwrap(),
+            "--tests",
+            "EchoVoid,GetOrder-20",
+        ];
+        args.extend_from_slice(options);
+        let output = suite(&args);
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!(output.status.code(), Some(0), "{options:?}: {stdout}{stderr}");
+        assert!(stdout.contains(title), "{options:?}: {stdout}");
+        assert!(!stdout.contains("wrong"), "{options:?}: {stdout}");
+        for test in ["EchoVoid", "GetOrder-20"] {
+            assert!(stdout.contains(test), "{options:?}: no {test} in {stdout}");
+        }
+    }
+}
+
+#[test]
 fn the_results_folder_holds_every_case_and_the_charts() {
     let _lock = one_at_a_time();
     let server = server_bin();
@@ -318,6 +347,11 @@ fn bad_suite_arguments_are_clear_errors() {
     let empty = empty.to_str().unwrap().to_owned();
     // (arguments, exit code, text on stderr); each fails before any server starts.
     let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["--client", "ab", "--http2"],
+            1,
+            "--http2: ab speaks no HTTP/2; use --client loadgen",
+        ),
         (
             &[
                 "--target",
