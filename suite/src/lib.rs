@@ -283,7 +283,7 @@ fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
             bail!("--target {target:?}: expected NAME=URL");
         };
         let url = loadgen::url::Url::parse(url)
-            .with_context(|| format!("--target {target:?}: expected http://HOST:PORT/PATH"))?;
+            .with_context(|| format!("--target {target:?}: expected http[s]://HOST:PORT/PATH"))?;
         specs.push(TargetSpec::Url {
             name: name.to_owned(),
             url,
