@@ -1,4 +1,4 @@
-//! loadgen: an ApacheBench-compatible HTTP/1.x load generator, as a library. It knows nothing
+//! loadgen: an ApacheBench-compatible load generator (HTTP/1.x, TLS, HTTP/2), as a library. It knows nothing
 //! about SOAP, and nothing of the suite above it; the `loadgen` binary (package `loadgen-cli`)
 //! is a thin shell over [`cli`], [`front`] and the `suite` crate.
 //!
@@ -15,7 +15,8 @@
 //! - `request`: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
-//!   connection turns readiness into an outcome and counts nothing; the plan and shared state.
+//!   connection turns readiness into an outcome and counts nothing, over TCP or TLS (rustls by
+//!   hand); `--http2` on the h2 crate, a tokio runtime a thread; the plan and shared state.
 //! - `schedule`: which request a thread sends next and when (claims, warm-up, time limit,
 //!   `--rate`); no IO, no clock, unit-tested with made-up instants.
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome

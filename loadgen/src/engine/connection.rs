@@ -1,8 +1,7 @@
 //! One connection of an event loop: its socket (plain or TLS, through a [`Transport`]), the
 //! request out on it, and the IO that turns readiness into an [`Outcome`] for the loop to act
-//! on. A connection counts nothing and knows
-//! nothing of the other connections, the schedule or the statistics; what a complete or failed
-//! request means for those is the loop's business.
+//! on. A connection counts nothing and knows nothing of the other connections, the schedule or
+//! the statistics; what a complete or failed request means for those is the loop's business.
 
 use std::io;
 use std::time::Instant;
