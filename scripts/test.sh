@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs the Debian tools that the tests call when they are missing (ab
-# from apache2-utils, xmllint from libxml2-utils, openssl for scripts/certs.sh, which the
-# suite's --tls test runs) and make (which builds the server's
+# from apache2-utils, xmllint from libxml2-utils, openssl for scripts/certs.sh and nginx for
+# the TLS terminator, which the suite's --tls test runs) and make (which builds the server's
 # allocator, jemalloc), then runs every test of the workspace.
 #
 # Usage: scripts/test.sh [CARGO TEST ARGS...]
@@ -14,6 +14,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 
 if [ "${WSTEST_SKIP_EXTERNAL_TOOLS:-}" != 1 ]; then
-    ensure_debian_packages ab:apache2-utils xmllint:libxml2-utils openssl:openssl make:make
+    ensure_debian_packages ab:apache2-utils xmllint:libxml2-utils openssl:openssl nginx:nginx-light make:make
 fi
 cargo test --workspace --manifest-path "$here/../Cargo.toml" "$@"

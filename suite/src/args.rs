@@ -65,7 +65,8 @@ pub(crate) struct Args {
     pub(crate) client_cpus: Option<String>,
     /// Serve and load over TLS (HTTP/1.1): the servers the suite starts serve a throwaway
     /// certificate that scripts/certs.sh makes in target/certs, and loadgen verifies it
-    /// against that CA. A stack that cannot serve TLS is an error.
+    /// against that CA. A stack that serves plain HTTP only gets nginx in front of it
+    /// (named NAME+nginx in the table).
     #[arg(long)]
     pub(crate) tls: bool,
     /// Load over HTTP/2 (loadgen's --http2, one stream a connection, so that a concurrency

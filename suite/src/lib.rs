@@ -8,6 +8,7 @@
 //! - [`manifest`]: the cases, read from `post_files/manifest.toml` or `--manifest`.
 //! - [`placement`]: servers and clients on separate cores.
 //! - [`target`]: servers the suite starts (ours, the ceiling, stacks) or finds at a URL.
+//! - `terminator`: `--tls` for a stack of plain HTTP: nginx in front of it.
 //! - `check`: one request per case and target, judged before any timing.
 //! - [`client`]: the [`client::LoadClient`] interface, and ab as one.
 //! - [`loadgen_client`]: loadgen as one, in this process through its library.
@@ -27,6 +28,7 @@ pub mod matrix;
 pub mod output;
 pub mod placement;
 pub mod target;
+mod terminator;
 
 use std::path::{Path, PathBuf};
 
@@ -124,7 +126,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         let target = Target::start(spec, placement.as_ref(), tls.as_ref())?;
         if args.tls && target.url.scheme != loadgen::url::Scheme::Https {
             bail!(
-                "--tls: {} listens at {}, not over TLS (a stack serves TLS when its start.sh takes WSTEST_TLS_CERT and WSTEST_TLS_KEY)",
+                "--tls: {} listens at {}, not over TLS (a --target must be an https:// URL)",
                 target.name,
                 target.url
             );

@@ -16,9 +16,10 @@ use anyhow::{Context as _, bail};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 
-use loadgen::url::Url;
+use loadgen::url::{Scheme, Url};
 
 use crate::placement::Placement;
+use crate::terminator;
 
 /// How a target comes to be.
 #[derive(Debug, Clone)]
@@ -87,6 +88,9 @@ pub struct Target {
     process: Option<ServerProcess>,
     /// `--target-pid`: the process of a server someone else runs.
     given_pid: Option<u32>,
+    /// `--tls` for a stack of plain HTTP: the nginx in front of it (stopped after the stack,
+    /// being declared after it).
+    terminator: Option<ServerProcess>,
 }
 
 impl Target {
@@ -111,6 +115,7 @@ impl Target {
                     ca: None,
                     process: None,
                     given_pid: *pid,
+                    terminator: None,
                 })
             }
             TargetSpec::Binary { name, program } => {
@@ -131,6 +136,7 @@ impl Target {
                     ca: tls.map(|tls| tls.ca.clone()),
                     process: Some(process),
                     given_pid: None,
+                    terminator: None,
                 })
             }
             TargetSpec::Stack { name, dir } => {
@@ -147,16 +153,45 @@ impl Target {
                 // A JIT or an interpreter may take a while to start.
                 let (process, url) =
                     ServerProcess::start(name, command, placement, Duration::from_secs(120))?;
-                Ok(Target {
+                let mut target = Target {
                     name: name.clone(),
                     url,
                     version,
                     ca: tls.map(|tls| tls.ca.clone()),
                     process: Some(process),
                     given_pid: None,
-                })
+                    terminator: None,
+                };
+                if let Some(tls) = tls
+                    && target.url.scheme == Scheme::Http
+                {
+                    target.terminate_tls(tls, placement)?;
+                }
+                Ok(target)
             }
         }
+    }
+
+    /// `--tls` for a stack that listens for plain HTTP: nginx terminates TLS in front of it,
+    /// on its cores, and the target is named for it (`NAME+nginx`), so the table says which
+    /// stacks served TLS themselves.
+    fn terminate_tls(
+        &mut self,
+        tls: &ServerTls,
+        placement: Option<&Placement>,
+    ) -> anyhow::Result<()> {
+        let dir =
+            std::env::temp_dir().join(format!("wstest-nginx-{}-{}", self.name, std::process::id()));
+        let workers = placement.map_or(1, |placement| placement.server_cpus.len().max(1));
+        let command = terminator::command(&self.url, tls, &dir, workers)?;
+        let name = format!("{}+nginx", self.name);
+        let (process, url) =
+            ServerProcess::start(&name, command, placement, Duration::from_secs(30))?;
+        self.name = name;
+        self.url = url;
+        self.version = format!("{}; TLS by the suite's nginx terminator", self.version);
+        self.terminator = Some(process);
+        Ok(())
     }
 
     /// The server's process id: the one the suite started, or `--target-pid`'s.

@@ -124,6 +124,36 @@ fn the_suite_runs_over_tls_and_http2() {
             assert!(stdout.contains(test), "{options:?}: no {test} in {stdout}");
         }
     }
+    // A stack of plain HTTP only gets the suite's nginx terminator in front of it, and its
+    // column says so.
+    if !testkit::require_tool("nginx", "-v", "nginx-light") {
+        return;
+    }
+    let stacks = std::env::temp_dir().join(format!("loadgen-suite-stacks-{}", std::process::id()));
+    std::fs::create_dir_all(stacks.join("plain")).unwrap();
+    std::fs::write(
+        stacks.join("plain/start.sh"),
+        format!("exec {} --addr 127.0.0.1:0\n", server.display()),
+    )
+    .unwrap();
+    let output = suite(&[
+        "--stacks-dir",
+        stacks.to_str().unwrap(),
+        "--stack",
+        "plain",
+        "--tests",
+        "EchoVoid",
+        "--tls",
+        "--format",
+        "csv",
+    ]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("EchoVoid,30,plain+nginx,loadgen,ok"),
+        "{stdout}"
+    );
+    let _ = std::fs::remove_dir_all(&stacks);
 }
 
 #[test]
