@@ -126,6 +126,8 @@ async fn drive(state: Rc<Loop>, n_connections: usize) {
     if let Some(start) = state.plan.start_at {
         tokio::time::sleep_until(start.into()).await;
     }
+    // The -s stall clock starts with the load, not with the wait for --start-at.
+    state.last_event.set(Instant::now());
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..n_connections {
         tasks.spawn_local(connection(Rc::clone(&state)));
