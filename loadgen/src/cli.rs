@@ -3,6 +3,8 @@
 //! never shadow an ab flag; and `loadgen merge`'s, read by the same [`words`]. ab's letters are
 //! mapped to typed [`Options`] here and nowhere else.
 
+mod merge;
+
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
@@ -15,6 +17,8 @@ use crate::pace::Rate;
 use crate::shard::Shard;
 use crate::url::{Authority, Scheme, Url, UrlError};
 use crate::{clock, duration};
+
+pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
 
 /// ab exits with EINVAL for usage errors; so does loadgen.
 pub const USAGE_EXIT_CODE: i32 = 22;
@@ -569,77 +573,4 @@ fn atoi(text: &str) -> i64 {
                 .saturating_add(i64::from(digit - b'0'))
         });
     if negative { -value } else { value }
-}
-
-/// `loadgen merge [--json FILE] [-e FILE] FILE.json ...`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergeOptions {
-    pub json: Option<JsonOut>,
-    pub csv_file: Option<PathBuf>,
-    pub files: Vec<PathBuf>,
-}
-
-/// `loadgen merge`'s usage line.
-pub const MERGE_USAGE: &str =
-    "usage: loadgen merge [--json FILE] [-e FILE] FILE.json [FILE.json ...]";
-
-/// merge's options: `-e` and `--json` as in a run, anywhere among the files.
-const MERGE: Grammar = Grammar {
-    with_value: b"eg",
-    flags: b"",
-    long_flags: &[],
-    positional_ends_options: false,
-    unknown_letter: |letter| {
-        UsageError::usage(format!(
-            "unknown option -{}; {MERGE_USAGE}",
-            char::from(letter)
-        ))
-    },
-};
-
-/// Parses `loadgen merge`'s arguments (after the word `merge`).
-pub fn parse_merge(args: &[String]) -> Result<MergeOptions, UsageError> {
-    let mut options = MergeOptions {
-        json: None,
-        csv_file: None,
-        files: Vec::new(),
-    };
-    for arg in args {
-        if let Some(long) = arg.strip_prefix("--") {
-            let name = long.split_once('=').map_or(long, |(name, _)| name);
-            if name != "json" {
-                return Err(UsageError::usage(format!(
-                    "unknown option --{name}; {MERGE_USAGE}"
-                )));
-            }
-        }
-    }
-    let words = words(args, &MERGE).map_err(|error| {
-        // getopt's words name the tool; merge's errors are said with merge's usage.
-        let reason = error.message.trim_start_matches("loadgen: ");
-        let reason = reason.trim_start_matches("ab: ");
-        match args.last().map(String::as_str) {
-            Some(last @ ("--json" | "-e")) => {
-                UsageError::usage(format!("{last} needs a file; {MERGE_USAGE}"))
-            }
-            _ => UsageError::usage(format!("{reason}; {MERGE_USAGE}")),
-        }
-    })?;
-    for word in words {
-        match word {
-            Word::Letter(b'e', file) => options.csv_file = Some(PathBuf::from(file)),
-            Word::Letter(b'g', _) => {
-                return Err(UsageError::usage(
-                    "-g needs each request's times, and --json files keep histograms only (-e and --json work)",
-                ));
-            }
-            Word::Long(_, value) => options.json = value.as_deref().map(json_out),
-            Word::Positional(file) => options.files.push(PathBuf::from(file)),
-            Word::Flag(_) | Word::Letter(..) => unreachable!("merge's grammar has only -e and -g"),
-        }
-    }
-    if options.files.is_empty() {
-        return Err(UsageError::usage(MERGE_USAGE));
-    }
-    Ok(options)
 }

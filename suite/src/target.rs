@@ -183,7 +183,7 @@ impl Target {
         let dir =
             std::env::temp_dir().join(format!("wstest-nginx-{}-{}", self.name, std::process::id()));
         let workers = placement.map_or(1, |placement| placement.server_cpus.len().max(1));
-        let command = terminator::command(&self.url, tls, &dir, workers)?;
+        let command = terminator::command(&self.url, &tls.cert, &tls.key, &dir, workers)?;
         let name = format!("{}+nginx", self.name);
         let (process, url) =
             ServerProcess::start(&name, command, placement, Duration::from_secs(30))?;

@@ -10,14 +10,14 @@ use std::process::Command;
 use anyhow::Context as _;
 use loadgen::url::Url;
 
-use crate::target::ServerTls;
-
 /// The command that runs nginx in the foreground in front of `backend`, on a free port, and
 /// prints `... listening on https://127.0.0.1:PORT/PATH` once that port takes connections
-/// (nginx itself prints nothing). `dir` gets its configuration, pid file and error log.
+/// (nginx itself prints nothing), serving the PEM certificate `cert` with its `key`. `dir`
+/// gets its configuration, pid file and error log.
 pub(crate) fn command(
     backend: &Url,
-    tls: &ServerTls,
+    cert: &Path,
+    key: &Path,
     dir: &Path,
     workers: usize,
 ) -> anyhow::Result<Command> {
@@ -51,8 +51,8 @@ pub(crate) fn command(
         dir = dir.display(),
         host = backend.host,
         backend_port = backend.port,
-        cert = tls.cert.display(),
-        key = tls.key.display(),
+        cert = cert.display(),
+        key = key.display(),
     );
     let conf = dir.join("nginx.conf");
     std::fs::write(&conf, config).with_context(|| format!("writing {}", conf.display()))?;
