@@ -36,7 +36,7 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 use self::connection::{Connection, Outcome, Readiness};
 use self::shared::os_message;
 pub use self::shared::{Abort, Http2Plan, Padded, Plan, Shared, TlsPlan};
-use crate::schedule::{Schedule, Timing};
+use crate::schedule::Schedule;
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
 /// The read buffer of a connection.
@@ -96,18 +96,7 @@ impl Worker {
         shared: Arc<Shared>,
     ) -> io::Result<Worker> {
         let now = shared.started;
-        let schedule = Schedule::new(
-            Timing {
-                n_requests: plan.n_requests,
-                time_limit: plan.time_limit,
-                warmup: plan.warmup,
-                rate: plan.rate,
-                n_threads: plan.n_threads,
-                shard: plan.shard,
-            },
-            index,
-            now,
-        );
+        let schedule = plan.schedule(index, now);
         let sample_cap = plan.sample_cap / plan.n_threads;
         let poll = Poll::new()?;
         let timer = match plan.rate {

@@ -113,13 +113,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     }
     let repo = repo_of(&manifest_path);
     let specs = target_specs(&args, &repo)?;
-    let tls = match args.tls {
-        true => Some(ServerTls::throwaway(
-            &repo.join("scripts"),
-            &repo.join("target/certs"),
-        )?),
-        false => None,
-    };
+    let tls = args.tls.then(|| ServerTls::throwaway(&repo)).transpose()?;
     let mut targets = Vec::with_capacity(specs.len());
     for spec in &specs {
         // Started ones stop when `targets` is dropped, also on an error.

@@ -55,13 +55,14 @@ pub struct ServerTls {
 }
 
 impl ServerTls {
-    /// A throwaway CA and server certificate in `dir`, made (or kept, if there) by
-    /// `scripts/certs.sh` beside the stacks' folder.
-    pub fn throwaway(scripts: &Path, dir: &Path) -> anyhow::Result<ServerTls> {
-        let script = scripts.join("certs.sh");
+    /// A throwaway CA and server certificate in the repository `repo`'s target/certs, made
+    /// (or kept, if there) by its scripts/certs.sh.
+    pub fn throwaway(repo: &Path) -> anyhow::Result<ServerTls> {
+        let script = repo.join("scripts/certs.sh");
+        let dir = repo.join("target/certs");
         let status = Command::new("bash")
             .arg(&script)
-            .arg(dir)
+            .arg(&dir)
             .stdout(std::io::stderr())
             .status()
             .with_context(|| format!("running {}", script.display()))?;

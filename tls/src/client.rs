@@ -19,7 +19,7 @@ use rustls::{
     SupportedProtocolVersion,
 };
 use rustls_pki_types::pem::PemObject as _;
-use rustls_pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 use serde::{Deserialize, Serialize};
 
 use crate::names::{self, GROUPS, SUITES, Suite};
@@ -223,7 +223,8 @@ pub fn client_config(tls: &ClientTls, alpn: &[&[u8]]) -> anyhow::Result<Arc<Clie
     };
     let mut config = match &tls.client_cert {
         Some(path) => {
-            let (chain, key) = client_identity(path)?;
+            let (chain, key) = crate::server::identity(path, path)
+                .with_context(|| format!("-E {}", path.display()))?;
             builder
                 .with_client_auth_cert(chain, key)
                 .with_context(|| format!("-E {}: the certificate and key", path.display()))?
@@ -268,22 +269,6 @@ fn roots_from(path: &Path) -> anyhow::Result<RootCertStore> {
         path.display()
     );
     Ok(roots)
-}
-
-fn client_identity(
-    path: &Path,
-) -> anyhow::Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
-    let chain = CertificateDer::pem_file_iter(path)
-        .and_then(Iterator::collect::<Result<Vec<_>, _>>)
-        .with_context(|| format!("-E {}: reading the certificate", path.display()))?;
-    anyhow::ensure!(
-        !chain.is_empty(),
-        "-E {}: no PEM certificate in it",
-        path.display()
-    );
-    let key = PrivateKeyDer::from_pem_file(path)
-        .with_context(|| format!("-E {}: reading the private key", path.display()))?;
-    Ok((chain, key))
 }
 
 /// ab's way with certificates: any is taken, but the handshake's signatures are checked with

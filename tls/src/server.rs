@@ -11,8 +11,12 @@ use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 
 use crate::{ALPN_H2, ALPN_HTTP1, provider};
 
-/// Reads a PEM certificate chain and its private key into a server configuration.
-pub fn server_config(cert: &Path, key: &Path) -> anyhow::Result<Arc<ServerConfig>> {
+/// A PEM certificate chain and its private key (in one file or two): a server's, or a
+/// client's for `-E`.
+pub(crate) fn identity(
+    cert: &Path,
+    key: &Path,
+) -> anyhow::Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>)> {
     let chain = CertificateDer::pem_file_iter(cert)
         .with_context(|| format!("reading the certificate chain {}", cert.display()))?
         .collect::<Result<Vec<_>, _>>()
@@ -24,6 +28,12 @@ pub fn server_config(cert: &Path, key: &Path) -> anyhow::Result<Arc<ServerConfig
     );
     let key = PrivateKeyDer::from_pem_file(key)
         .with_context(|| format!("reading the private key {}", key.display()))?;
+    Ok((chain, key))
+}
+
+/// Reads a PEM certificate chain and its private key into a server configuration.
+pub fn server_config(cert: &Path, key: &Path) -> anyhow::Result<Arc<ServerConfig>> {
+    let (chain, key) = identity(cert, key)?;
     let mut config = ServerConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
         .context("choosing TLS versions")?

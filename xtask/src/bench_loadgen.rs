@@ -85,13 +85,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         "bench-loadgen pins the server and the client to cores of their own: it needs two",
     )?;
     let client_cpu = [placement.client_cpus[0]];
-    let tls = match args.tls {
-        true => Some(ServerTls::throwaway(
-            &workspace::root().join("scripts"),
-            &workspace::root().join("target/certs"),
-        )?),
-        false => None,
-    };
+    let tls = args
+        .tls
+        .then(|| ServerTls::throwaway(&workspace::root()))
+        .transpose()?;
     let ceiling = workspace::start_server(
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),

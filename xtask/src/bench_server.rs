@@ -51,13 +51,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let stamp = workspace::stamp();
     let release = workspace::build_release(&["server", "ceiling"])?;
     let placement = Placement::choose(None, None, false)?;
-    let tls = match args.tls {
-        true => Some(ServerTls::throwaway(
-            &workspace::root().join("scripts"),
-            &workspace::root().join("target/certs"),
-        )?),
-        false => None,
-    };
+    let tls = args
+        .tls
+        .then(|| ServerTls::throwaway(&workspace::root()))
+        .transpose()?;
     let mut targets = Vec::new();
     if !args.no_pgo {
         let output = Command::new(workspace::root().join("scripts/pgo-build.sh"))

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::runs::{Case, FAST, Wire, case, check};
+use crate::runs::{Case, FAST, Wire, case, check_each_within};
 
 const fn ours(wire: Wire, name: &'static str, args: &'static str) -> Case {
     Case {
@@ -83,14 +83,5 @@ fn runs_over_http2() {
             }
         },
     ];
-    for case in &cases {
-        let started = std::time::Instant::now();
-        check(case);
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "{}: took {:?}",
-            case.name,
-            started.elapsed()
-        );
-    }
+    check_each_within(&cases, Duration::from_secs(30));
 }

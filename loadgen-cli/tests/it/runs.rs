@@ -80,6 +80,22 @@ pub(crate) const fn case(name: &'static str, behaviour: Behaviour, args: &'stati
 
 pub(crate) const FAST: Behaviour = Behaviour::Delay(Duration::ZERO);
 
+/// [`check`]s every case, each of which must end within `limit`: a run that ends only at a
+/// stall timeout would pass its checks too late to be right.
+#[track_caller]
+pub(crate) fn check_each_within(cases: &[Case], limit: Duration) {
+    for case in cases {
+        let started = std::time::Instant::now();
+        check(case);
+        assert!(
+            started.elapsed() < limit,
+            "{}: took {:?}",
+            case.name,
+            started.elapsed()
+        );
+    }
+}
+
 #[track_caller]
 pub(crate) fn check(case: &Case) -> String {
     let certs = (case.wire != Wire::Plain).then(|| TestCerts::new("loadgen-runs"));
@@ -784,16 +800,7 @@ fn hostile_servers_are_counted_and_survived() {
             )
         },
     ];
-    for case in &cases {
-        let started = std::time::Instant::now();
-        check(case);
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{}: took {:?}",
-            case.name,
-            started.elapsed()
-        );
-    }
+    check_each_within(&cases, Duration::from_secs(20));
 }
 
 /// loadgen's peak memory stays small against servers that send without end: it keeps no body

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use testkit::servers::Behaviour;
 
-use crate::runs::{Case, FAST, Wire, case, check};
+use crate::runs::{Case, FAST, Wire, case, check_each_within};
 
 const fn tls(name: &'static str, behaviour: Behaviour, args: &'static str) -> Case {
     Case {
@@ -134,14 +134,5 @@ fn runs_over_tls() {
             ..case("-Z on http://", FAST, "-Z ECDHE-RSA-AES128-GCM-SHA256")
         },
     ];
-    for case in &cases {
-        let started = std::time::Instant::now();
-        check(case);
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "{}: took {:?}",
-            case.name,
-            started.elapsed()
-        );
-    }
+    check_each_within(&cases, Duration::from_secs(20));
 }

@@ -28,7 +28,7 @@ use tokio::sync::{Notify, oneshot};
 use self::open::open;
 use super::shared::{Plan, Shared};
 use crate::http::ResponseParser;
-use crate::schedule::{Schedule, Timing};
+use crate::schedule::Schedule;
 use crate::stats::{Completion, Failure, LATE_AFTER_US, Sample, ThreadStats};
 
 /// Flow-control windows: large enough that a 100-item answer (about 20 KB) never waits for a
@@ -67,19 +67,7 @@ pub(super) fn run(
     plan: Arc<Plan>,
     shared: Arc<Shared>,
 ) -> ThreadStats {
-    let started = shared.started;
-    let schedule = Schedule::new(
-        Timing {
-            n_requests: plan.n_requests,
-            time_limit: plan.time_limit,
-            warmup: plan.warmup,
-            rate: plan.rate,
-            n_threads: plan.n_threads,
-            shard: plan.shard,
-        },
-        index,
-        started,
-    );
+    let schedule = plan.schedule(index, shared.started);
     let sample_cap = plan.sample_cap / plan.n_threads;
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -17,6 +17,7 @@ use crate::http::BodyChecks;
 use crate::options::Checks;
 use crate::pace::Rate;
 use crate::request::Request;
+use crate::schedule::{Schedule, Timing};
 use crate::shard::Shard;
 
 /// ab gives up after this many connect failures (in a row, here).
@@ -54,6 +55,24 @@ pub struct Plan {
     pub n_threads: usize,
     pub concurrency: usize,
     pub sample_cap: usize,
+}
+
+impl Plan {
+    /// Thread `index`'s schedule, from `started`: the plan's timing, whichever loop runs it.
+    pub(crate) fn schedule(&self, index: usize, started: Instant) -> Schedule {
+        Schedule::new(
+            Timing {
+                n_requests: self.n_requests,
+                time_limit: self.time_limit,
+                warmup: self.warmup,
+                rate: self.rate,
+                n_threads: self.n_threads,
+                shard: self.shard,
+            },
+            index,
+            started,
+        )
+    }
 }
 
 /// What every TLS connection of a run is made from.
