@@ -10,8 +10,6 @@
 //! - [`Scale`]: linear or logarithmic, chosen from the values alike for every chart.
 //! - [`frame`]: the picture, its plot area and its legend panel.
 
-use std::path::Path;
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::FontDesc;
@@ -122,17 +120,18 @@ impl Scale {
 /// An area of an SVG picture.
 pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
-/// A chart's frame, `size` pixels: the whole picture (to present at the end) on white, with
-/// `title` above and `footer` (the run's date, machine and settings) below; the area to plot
-/// in; and a panel of `legend_width` on the right for the legend.
+/// A chart's frame on `backend` (a file's, or a string's for a page that inlines it): the
+/// whole picture (to present at the end) on white, with `title` above and `footer` (the run's
+/// date, machine and settings) below; the area to plot in; and a panel of `legend_width` on
+/// the right for the legend.
 pub fn frame<'a>(
-    path: &'a Path,
-    size: (u32, u32),
+    backend: SVGBackend<'a>,
     title: &str,
     footer: &str,
     legend_width: u32,
 ) -> Result<(Area<'a>, Area<'a>, Area<'a>), DrawingAreaErrorKind<std::io::Error>> {
-    let root = SVGBackend::new(path, size).into_drawing_area();
+    let size = backend.get_size();
+    let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
     let titled = root.titled(title, title_font())?;
     let (body, foot) = titled.split_vertically(size.1 - 50);

@@ -279,7 +279,9 @@ fn encode(histogram: &Histogram<u64>) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-fn decode(name: &'static str, text: &str) -> Result<Histogram<u64>, ReadError> {
+/// One histogram as `--json` writes it (HdrHistogram's V2, base64); `name` says which in an
+/// error.
+pub fn decode(name: &'static str, text: &str) -> Result<Histogram<u64>, ReadError> {
     let error = |message: String| ReadError::Histogram { name, message };
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(text)

@@ -86,9 +86,20 @@ pub(crate) struct Args {
     /// Write results.json, results.md and SVG charts into this folder.
     #[arg(long)]
     pub(crate) out: Option<PathBuf>,
+    /// Compare with an earlier run: the folder its --out wrote. Each cell of the same test,
+    /// concurrency, target and client gets the change in its median requests per second and
+    /// p99, a confidence interval from the repeats, and a verdict (faster, slower, within
+    /// noise), in the table, the report and results.json.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// With --baseline: exit with 4 when some cell is slower by more than PCT percent with
+    /// confidence (its whole interval below -PCT%). Cells in only one run are listed, not
+    /// failed.
+    #[arg(long, value_name = "PCT", requires = "baseline", value_parser = percent)]
+    pub(crate) fail_on_regression: Option<f64>,
     /// Measure nothing: redraw the charts and results.md of a folder that --out wrote, from its
     /// results.json.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "targets", "stacks"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "targets", "stacks", "baseline"])]
     pub(crate) redraw: Option<PathBuf>,
 }
 
@@ -98,4 +109,14 @@ pub(crate) enum Format {
     Markdown,
     Csv,
     Json,
+}
+
+/// A percentage from 0 up: `10`, `2.5`.
+fn percent(text: &str) -> Result<f64, String> {
+    match text.trim_end_matches('%').parse::<f64>() {
+        Ok(value) if value.is_finite() && value >= 0.0 => Ok(value),
+        _ => Err(format!(
+            "{text:?} is not a percentage (a number from 0 up, e.g. 10)"
+        )),
+    }
 }

@@ -4,6 +4,8 @@
 //! concurrency when more than one concurrency was swept, and latency against offered rate
 //! with each knee (`--slo`, in [`latency_rate`]).
 
+pub(crate) mod cells;
+pub(crate) mod changes;
 mod latency_rate;
 
 use std::path::Path;
@@ -18,7 +20,7 @@ use charts::{Area, Scale};
 
 use crate::output::SuiteResults;
 
-const WIDTH: u32 = 1000;
+pub(crate) const WIDTH: u32 = 1000;
 /// The x axes are categorical: a test, or a concurrency, every this many units.
 const SLOT: i32 = 1000;
 const HEIGHT: u32 = 520;
@@ -53,6 +55,12 @@ pub(crate) fn write_all(results: &SuiteResults, dir: &Path) -> anyhow::Result<Ve
         latency_rate::draw(results, &knees)
             .with_context(|| format!("drawing {}", knees.display()))?;
         written.push("latency-rate.svg".to_owned());
+    }
+    if let Some(comparison) = results.baseline.as_ref().filter(|c| !c.cells.is_empty()) {
+        let changes = dir.join("changes.svg");
+        changes::draw(results, comparison, &changes)
+            .with_context(|| format!("drawing {}", changes.display()))?;
+        written.push("changes.svg".to_owned());
     }
     if results.concurrencies.len() > 1 {
         let sweep = dir.join("tps-concurrency.svg");
@@ -97,13 +105,16 @@ fn frame<'a>(
     title: &str,
     results: &SuiteResults,
 ) -> anyhow::Result<(Area<'a>, Area<'a>, Area<'a>)> {
-    Ok(charts::frame(
-        path,
-        (WIDTH, HEIGHT),
-        title,
-        &subtitle(results),
-        170,
-    )?)
+    frame_on(SVGBackend::new(path, (WIDTH, HEIGHT)), title, results)
+}
+
+/// The same on any SVG backend (the report's charts are drawn into strings).
+fn frame_on<'a>(
+    backend: SVGBackend<'a>,
+    title: &str,
+    results: &SuiteResults,
+) -> anyhow::Result<(Area<'a>, Area<'a>, Area<'a>)> {
+    Ok(charts::frame(backend, title, &subtitle(results), 170)?)
 }
 
 fn series_name(results: &SuiteResults, target: &str, client: &str) -> String {

@@ -174,6 +174,7 @@ impl LoadClient for AbClient {
         let (cpu_after, to) = (children_cpu_s(), host::process::unix_now());
         let mut figures =
             parse_ab_report(&report).with_context(|| format!("reading ab's report:\n{report}"))?;
+        figures.document["command_line"] = serde_json::json!(args);
         figures.measured_unix = Some((from, to));
         figures.client_cpu_s = cpu_before.zip(cpu_after).map(|(a, b)| b - a);
         Ok(figures)

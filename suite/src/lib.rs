@@ -14,10 +14,14 @@
 //! - [`loadgen_client`]: loadgen as one, in this process through its library.
 //! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
 //! - [`knee`]: `--slo`: the highest rate within latency objectives, by a ramp and bisection.
+//! - [`baseline`]: `--baseline`: each cell's change against an earlier run, with a confidence
+//!   interval and a verdict.
 //! - [`output`]: the results document and its table in each format.
 //! - `chart`: the SVG charts.
+//! - `report`: `index.html`, one self-contained page of the table, the charts and each cell.
 
 mod args;
+pub mod baseline;
 mod chart;
 mod check;
 pub mod client;
@@ -27,6 +31,7 @@ pub mod manifest;
 pub mod matrix;
 pub mod output;
 pub mod placement;
+mod report;
 pub mod target;
 mod terminator;
 
@@ -36,6 +41,7 @@ use anyhow::{Context as _, bail};
 use clap::Parser as _;
 
 use crate::args::{Args, Format};
+use crate::baseline::{Baseline, REGRESSION_EXIT_CODE};
 use crate::client::{AbClient, LoadClient};
 use crate::loadgen_client::Loadgen;
 use crate::matrix::Matrix;
@@ -111,6 +117,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
             other => bail!("unknown client {other:?} (loadgen, ab)"),
         }
     }
+    let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let repo = repo_of(&manifest_path);
     let specs = target_specs(&args, &repo)?;
     let tls = args.tls.then(|| ServerTls::throwaway(&repo)).transpose()?;
@@ -127,6 +134,29 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         }
         targets.push(target);
     }
+    let baseline_notes = match &baseline {
+        Some(baseline) => baseline.check_plan(
+            &cases
+                .iter()
+                .map(|case| case.test.clone())
+                .collect::<Vec<_>>(),
+            &args.concurrency,
+            &targets
+                .iter()
+                .map(|target| target.name.clone())
+                .collect::<Vec<_>>(),
+            &clients
+                .iter()
+                .map(|client| client.name().to_owned())
+                .collect::<Vec<_>>(),
+            args.tls,
+            args.http2,
+        )?,
+        None => Vec::new(),
+    };
+    for note in &baseline_notes {
+        eprintln!("loadgen suite: --baseline: {note}");
+    }
     let matrix = Matrix {
         cases: &cases,
         concurrencies: &args.concurrency,
@@ -138,7 +168,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         http2: args.http2,
     };
     let cells = matrix.run(&mut targets)?;
-    let results = SuiteResults {
+    let mut results = SuiteResults {
         format: 1,
         command_line: std::iter::once("loadgen suite".to_owned())
             .chain(argv.iter().cloned())
@@ -170,8 +200,12 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         tls: args.tls,
         http2: args.http2,
         cells,
+        baseline: None,
     };
     drop(targets);
+    if let Some(baseline) = &baseline {
+        results.baseline = Some(baseline.compare(&results, baseline_notes));
+    }
     match args.format {
         Format::Table => print!("{}", results.text(show)),
         Format::Markdown => print!("{}", results.markdown(show)),
@@ -188,11 +222,33 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
                 .as_ref()
                 .is_none_or(|summary| summary.failed + summary.non_2xx == 0)
     });
-    Ok(if clean { 0 } else { WRONG_EXIT_CODE })
+    let regressed: Vec<String> = match (&results.baseline, args.fail_on_regression) {
+        (Some(comparison), Some(pct)) => comparison
+            .cells
+            .iter()
+            .filter(|change| change.regressed_by_more_than(pct))
+            .map(|change| change.key.describe())
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !regressed.is_empty() {
+        eprintln!(
+            "loadgen suite: slower than the baseline by more than {}% with confidence: {}",
+            args.fail_on_regression.unwrap_or_default(),
+            regressed.join("; ")
+        );
+    }
+    Ok(if !clean {
+        WRONG_EXIT_CODE
+    } else if !regressed.is_empty() {
+        REGRESSION_EXIT_CODE
+    } else {
+        0
+    })
 }
 
 /// `results.json` (unless it is there already: `--redraw` reads it), `results.md` (the table,
-/// then the charts) and the SVG charts.
+/// then the charts), the SVG charts and `index.html`.
 fn write_out(results: &SuiteResults, dir: &Path, show: Show) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let json_path = dir.join("results.json");
@@ -202,6 +258,7 @@ fn write_out(results: &SuiteResults, dir: &Path, show: Show) -> anyhow::Result<(
             .with_context(|| format!("writing {}", json_path.display()))?;
     }
     let charts = chart::write_all(results, dir)?;
+    report::write(results, dir, &charts)?;
     let mut markdown = results.markdown(show);
     markdown.push('\n');
     for chart in charts {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use host::Machine;
 
+use crate::baseline::Comparison;
 use crate::matrix::CellResult;
 
 /// What the table shows beside requests per second.
@@ -42,6 +43,9 @@ pub struct SuiteResults {
     #[serde(default)]
     pub http2: bool,
     pub cells: Vec<CellResult>,
+    /// `--baseline`: every cell's change against an earlier run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<Comparison>,
 }
 
 /// A target or a client: its name, where it is, its version.
@@ -116,6 +120,15 @@ impl SuiteResults {
         )
     }
 
+    /// The title's two lines: what the figures are, and when, where and how they were measured.
+    pub fn title_lines(&self) -> (String, String) {
+        let title = self.title();
+        match title.split_once('\n') {
+            Some((heading, details)) => (heading.to_owned(), details.to_owned()),
+            None => (title, String::new()),
+        }
+    }
+
     /// The text of one cell: `68029 [66011-70123]`, with `latency` ` p50 0.41 p99 1.20 ms`, and
     /// with `resources` ` 71k/cpu-s 14 MB client 8.1 us`.
     fn cell_text(&self, cell: Option<&CellResult>, show: Show) -> String {
@@ -162,6 +175,11 @@ impl SuiteResults {
         }
         if let Some(knee) = &summary.max_rate_at_slo {
             let _ = write!(text, " knee {}", knee.short());
+        }
+        if let Some(change) = self.baseline.as_ref().and_then(|comparison| {
+            comparison.cell(&cell.test, cell.concurrency, &cell.target, &cell.client)
+        }) {
+            let _ = write!(text, " change {}", change.requests_per_second.text());
         }
         text
     }
@@ -217,6 +235,10 @@ impl SuiteResults {
             }
             out.push('\n');
         }
+        if let Some(comparison) = &self.baseline {
+            out.push('\n');
+            out.push_str(&comparison.summary());
+        }
         out
     }
 
@@ -239,6 +261,12 @@ impl SuiteResults {
             out.push('\n');
         }
         out.push('\n');
+        if let Some(comparison) = &self.baseline {
+            for line in comparison.summary().lines() {
+                let _ = writeln!(out, "{line}  ");
+            }
+            out.push('\n');
+        }
         for target in &self.targets {
             let _ = writeln!(out, "- {}: {}", target.name, target.version);
         }
@@ -252,7 +280,7 @@ impl SuiteResults {
     /// One line per cell.
     pub fn csv(&self) -> String {
         let mut out = String::from(
-            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,client_saturated,slo,max_rate_at_slo,slo_bracketed,slo_client_limited\n",
+            "test,concurrency,target,client,status,requests_per_second,min,max,p50_ms,p99_ms,failed,non_2xx,runs,server_cpu_s,requests_per_cpu_second,peak_rss_kb,client_cpu_us_per_request,client_saturated,slo,max_rate_at_slo,slo_bracketed,slo_client_limited,rps_change,rps_change_low,rps_change_high,rps_verdict,p99_change,p99_verdict\n",
         );
         for cell in &self.cells {
             let _ = write!(
@@ -267,14 +295,14 @@ impl SuiteResults {
                     } else {
                         "none"
                     };
-                    let _ = writeln!(out, "{status},,,,,,,,{},,,,,,,,,", cell.runs.len());
+                    let _ = write!(out, "{status},,,,,,,,{},,,,,,,,,", cell.runs.len());
                 }
                 (None, Some(s)) => {
                     let optional = |value: Option<f64>, digits: usize| {
                         value.map_or_else(String::new, |value| format!("{value:.digits$}"))
                     };
                     let knee = s.max_rate_at_slo.as_ref();
-                    let _ = writeln!(
+                    let _ = write!(
                         out,
                         "ok,{:.1},{:.1},{:.1},{:.3},{:.3},{},{},{},{},{},{},{},{},{},{},{},{}",
                         s.requests_per_second,
@@ -299,6 +327,27 @@ impl SuiteResults {
                         knee.map_or_else(String::new, |knee| knee.client_limited.to_string()),
                     );
                 }
+            }
+            let change = self.baseline.as_ref().and_then(|comparison| {
+                comparison.cell(&cell.test, cell.concurrency, &cell.target, &cell.client)
+            });
+            match change {
+                Some(change) => {
+                    let rps = &change.requests_per_second;
+                    let (low, high) = rps.shift.map_or_else(
+                        || (String::new(), String::new()),
+                        |shift| (format!("{:.4}", shift.low), format!("{:.4}", shift.high)),
+                    );
+                    let _ = writeln!(
+                        out,
+                        ",{:.4},{low},{high},{},{:.4},{}",
+                        rps.median_change,
+                        rps.verdict.word(),
+                        change.p99_ms.median_change,
+                        change.p99_ms.verdict.word()
+                    );
+                }
+                None => out.push_str(",,,,,,\n"),
             }
         }
         out

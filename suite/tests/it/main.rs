@@ -1,5 +1,7 @@
 //! Integration tests of the suite: `loadgen suite` end to end (the workspace's loadgen and
-//! wstest-server binaries, misbehaving test servers, bad manifests, ab beside loadgen).
+//! wstest-server binaries, misbehaving test servers, bad manifests, ab beside loadgen), and
+//! `--baseline` with the report page.
 
 mod placement;
+mod report;
 mod runs;

@@ -13,13 +13,13 @@ fn server_bin() -> PathBuf {
     testkit::workspace_bin("wstest-server", "server")
 }
 
-fn loadgen_bin() -> PathBuf {
+pub(crate) fn loadgen_bin() -> PathBuf {
     testkit::workspace_bin("loadgen", "loadgen-cli")
 }
 
 /// One suite test at a time: each loads both cores, and the ab test compares two clients'
 /// throughput, which another suite running beside one of them would skew.
-fn one_at_a_time() -> MutexGuard<'static, ()> {
+pub(crate) fn one_at_a_time() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
@@ -41,7 +41,7 @@ fn suite(args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -327,10 +327,10 @@ fn a_server_that_ignores_connection_close_is_checked_at_once() {
 }
 
 /// One case, "Hello", whose right answer holds "hello" (the test servers' body).
-const HELLO_MANIFEST: &str = "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n";
+pub(crate) const HELLO_MANIFEST: &str = "[[file]]\nname = \"body.txt\"\ntest = \"Hello\"\ncontent_type = \"text/plain\"\nexpect_body = \"hello\"\n";
 
 /// A manifest and a body file in a folder of their own; returns the manifest's path.
-fn write_manifest(name: &str, manifest: &str) -> PathBuf {
+pub(crate) fn write_manifest(name: &str, manifest: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("loadgen-suite-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("body.txt"), "ping").unwrap();
