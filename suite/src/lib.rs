@@ -14,14 +14,15 @@
 //! - [`loadgen_client`]: loadgen as one, in this process through its library.
 //! - [`matrix`]: the cells, run in interleaved repeats, with medians and spreads.
 //! - [`knee`]: `--slo`: the highest rate within latency objectives, by a ramp and bisection.
-//! - [`baseline`]: `--baseline`: each cell's change against an earlier run, with a confidence
-//!   interval and a verdict.
+//! - [`change`]: each cell's change against an earlier run, with a confidence interval and a
+//!   verdict; [`baseline`]: `--baseline`, which reads that run and compares.
 //! - [`output`]: the results document and its table in each format.
 //! - `chart`: the SVG charts.
 //! - `report`: `index.html`, one self-contained page of the table, the charts and each cell.
 
 mod args;
 pub mod baseline;
+pub mod change;
 mod chart;
 mod check;
 pub mod client;

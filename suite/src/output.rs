@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use host::Machine;
 
-use crate::baseline::Comparison;
+use crate::change::Comparison;
 use crate::matrix::CellResult;
 
 /// What the table shows beside requests per second.

@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use base64::Engine as _;
 
-use crate::baseline::{Change, Comparison, Verdict};
+use crate::change::{Change, Comparison, Verdict};
 use crate::chart;
 use crate::client::CellFigures;
 use crate::matrix::CellResult;

@@ -7,7 +7,7 @@ use std::path::Path;
 use plotters::coord::combinators::BindKeyPoints as _;
 use plotters::prelude::*;
 
-use crate::baseline::{Comparison, Verdict};
+use crate::change::{Comparison, Verdict};
 use crate::output::SuiteResults;
 
 /// Pixels per compared cell.

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use suite::baseline::{Baseline, Change, Verdict};
+use suite::baseline::Baseline;
+use suite::change::{Change, Verdict};
 use testkit::servers::{Behaviour, TestServer};
 
 use crate::runs::{HELLO_MANIFEST, loadgen_bin, one_at_a_time, text, write_manifest};
