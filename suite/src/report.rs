@@ -109,8 +109,11 @@ fn facts(out: &mut String, results: &SuiteResults) {
     fact(
         "Cells",
         &esc(&format!(
-            "{} s each after {} s warm-up, {} repeats interleaved",
-            results.duration_s, results.warmup_s, results.repeat
+            "{} s each after {} s warm-up, {} run{} of each, interleaved",
+            results.duration_s,
+            results.warmup_s,
+            results.repeat,
+            if results.repeat == 1 { "" } else { "s" }
         )),
     );
     fact(
