@@ -115,6 +115,8 @@ pub fn run(
 ) -> anyhow::Result<Served> {
     listener.set_nonblocking(true)?;
     allow_connections(config.max_connections);
+    // Before any request: an Avro body's declared counts reserve no more than the body limit.
+    encodings::format::limit_avro_allocations(config.max_body);
     // Everything that takes a file descriptor of the server's own (the runtimes' epoll and
     // event descriptors, the signal pipe) is taken before any worker accepts: once they do, a
     // flood of connections can take every descriptor left, and a runtime built after that fails

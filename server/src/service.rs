@@ -7,7 +7,10 @@
 //! | another method on a served path | 405 with `Allow: GET, POST` |
 //! | any other path | 404 |
 //! | a body over `--max-body` | 413, before the body is read when its length is declared |
-//! | a Content-Type other than text/xml (or application/xml, or none) | 415 |
+//! | POST with Content-Type application/json, application/msgpack or application/avro | the same operation (named by SOAPAction) answered in that encoding; a bad body is 400 with a small JSON error, a server fault 500 |
+//! | a Content-Type other than these and text/xml (or application/xml, or none) | 415 |
+//! | Content-Encoding: gzip | the body inflated, its inflated size under `--max-body` (413 past it, 400 if not gzip); another coding is 415 |
+//! | Accept-Encoding naming gzip | the answer gzipped, with Content-Encoding: gzip |
 //! | HTTP/1.1 without Host | 400, and the connection closes |
 //! | a transfer coding other than chunked | 501, and the connection closes |
 //! | two SOAPAction headers that differ | 500 with a Client fault |
@@ -18,7 +21,10 @@ use std::future::Future;
 use std::rc::Rc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use http::header::{ALLOW, CONNECTION, CONTENT_TYPE, HOST, TRANSFER_ENCODING};
+use encodings::{AvroSchemas, Encoding};
+use http::header::{
+    ACCEPT_ENCODING, ALLOW, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE, HOST, TRANSFER_ENCODING,
+};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use hyper::body::{Body as _, Incoming};
@@ -28,6 +34,26 @@ use crate::watchdog::ConnectionState;
 
 const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
 const TEXT_PLAIN: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const GZIP: HeaderValue = HeaderValue::from_static("gzip");
+
+/// How many times its own size a gzipped body may inflate to, as Apache httpd's
+/// DeflateInflateRatioLimit (whose default this is): real XML and JSON compress 5 to 20 times,
+/// a gzip bomb a thousand. With the body limit alone, a 16 kB bomb would make the server hold
+/// 16 MB; with the ratio it holds at most 200 times what it was sent.
+const MAX_INFLATE_RATIO: usize = 200;
+
+/// ... but any body may inflate to this much, so that a tiny gzip of a long run is read.
+const INFLATE_FLOOR: usize = 64 * 1024;
+
+/// The inflated size a gzipped body of `len` bytes may reach.
+fn inflate_limit(config: &Config, len: usize) -> usize {
+    len.saturating_mul(MAX_INFLATE_RATIO)
+        .max(INFLATE_FLOOR)
+        .min(config.max_body)
+}
+
+/// The Avro schemas, parsed once per process.
+static AVRO: std::sync::LazyLock<AvroSchemas> = std::sync::LazyLock::new(AvroSchemas::new);
 
 /// The hyper service of one connection: [`handle`], with the connection's watchdog told when
 /// each request starts and ends.
@@ -107,9 +133,28 @@ async fn soap(
     state: &ConnectionState,
     request: Request<Incoming>,
 ) -> Response<Full<Body>> {
-    if let Some(refusal) = check_content_type(request.headers().get(CONTENT_TYPE)) {
-        return refusal;
-    }
+    let encoding = match body_encoding(request.headers().get(CONTENT_TYPE)) {
+        Ok(encoding) => encoding,
+        Err(refusal) => return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, refusal),
+    };
+    let gzipped = match request.headers().get(CONTENT_ENCODING) {
+        None => false,
+        Some(coding) if coding.as_bytes().trim_ascii().eq_ignore_ascii_case(b"gzip") => true,
+        Some(coding) => {
+            return plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Encoding {:?} is not supported: gzip is, or none\n",
+                    String::from_utf8_lossy(coding.as_bytes())
+                ),
+            );
+        }
+    };
+    let gzip_answer = request
+        .headers()
+        .get_all(ACCEPT_ENCODING)
+        .iter()
+        .any(|value| accepts_gzip(value.as_bytes()));
     // A declared length over the limit is refused before a byte of the body is read (and so
     // before hyper sends 100 Continue).
     if request.body().size_hint().lower() > config.max_body as u64 {
@@ -148,6 +193,26 @@ async fn soap(
             return response;
         }
     };
+    let mut inflated = Body::buffer();
+    let body: &[u8] = if gzipped {
+        match encodings::gzip::inflate(&body, inflate_limit(config, body.len()), &mut inflated) {
+            Ok(()) => &inflated,
+            Err(error @ encodings::gzip::InflateError::TooLarge { .. }) => {
+                // The body was read whole, so the connection can carry another request.
+                return plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "{error}: a gzipped body may inflate to {MAX_INFLATE_RATIO} times its size (at least {} KiB), and to --max-body ({} bytes) at most\n",
+                        INFLATE_FLOOR / 1024,
+                        config.max_body
+                    ),
+                );
+            }
+            Err(error) => return plain(StatusCode::BAD_REQUEST, format!("{error}\n")),
+        }
+    } else {
+        &body
+    };
     let mut soap_actions = parts.headers.get_all("soapaction").iter();
     let soap_action = soap_actions.next().map(HeaderValue::as_bytes);
     let mut out = Body::buffer();
@@ -156,24 +221,75 @@ async fn soap(
             "the request has two SOAPAction headers that name different actions",
         ))
     } else {
-        match config.binding {
+        match (encoding, config.binding) {
             // Ours, called directly: the default path stays free of a virtual call.
-            BindingChoice::Streaming => wstest::respond(soap_action, &body, now(), &mut out),
-            other => wstest::respond_with(other.binding(), soap_action, &body, now(), &mut out),
+            (None, BindingChoice::Streaming) => wstest::respond(soap_action, body, now(), &mut out),
+            (None, other) => {
+                wstest::respond_with(other.binding(), soap_action, body, now(), &mut out)
+            }
+            (Some(encoding), _) => {
+                encodings::serve::respond(encoding, &AVRO, soap_action, body, now(), &mut out)
+            }
         }
     };
-    let (status, body) = match answered {
-        Ok(_) => (StatusCode::OK, out),
-        Err(fault) => {
+    let (status, content_type) = match (answered, encoding) {
+        (Ok(_), None) => (StatusCode::OK, TEXT_XML),
+        (Ok(_), Some(encoding)) => (
+            StatusCode::OK,
+            HeaderValue::from_static(encoding.media_type()),
+        ),
+        (Err(fault), None) => {
             out.clear();
             fault.encode(&mut out);
-            (StatusCode::INTERNAL_SERVER_ERROR, out)
+            (StatusCode::INTERNAL_SERVER_ERROR, TEXT_XML)
+        }
+        (Err(fault), Some(_)) => {
+            out.clear();
+            json_error(&fault, &mut out);
+            let status = match fault.code {
+                wstest::FaultCode::Server => StatusCode::INTERNAL_SERVER_ERROR,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            (status, HeaderValue::from_static("application/json"))
         }
     };
-    let mut response = Response::new(Full::new(Body::from(body)));
+    let answer = if gzip_answer {
+        inflated.clear();
+        encodings::gzip::deflate(&out, &mut inflated);
+        inflated
+    } else {
+        out
+    };
+    let mut response = Response::new(Full::new(Body::from(answer)));
     *response.status_mut() = status;
-    response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
+    response.headers_mut().insert(CONTENT_TYPE, content_type);
+    if gzip_answer {
+        response.headers_mut().insert(CONTENT_ENCODING, GZIP);
+    }
     response
+}
+
+/// A fault in an encoding other than XML: `{"fault":"Client","reason":"..."}`.
+fn json_error(fault: &wstest::Fault, out: &mut Vec<u8>) {
+    let error = serde_json::json!({"fault": fault.code.local_name(), "reason": fault.reason});
+    // Writing into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, &error);
+    out.push(b'\n');
+}
+
+/// Whether an Accept-Encoding value names gzip (or x-gzip) without `q=0`.
+fn accepts_gzip(value: &[u8]) -> bool {
+    value.split(|&b| b == b',').any(|item| {
+        let mut parts = item.split(|&b| b == b';');
+        let coding = parts.next().unwrap_or_default().trim_ascii();
+        let refused = parts.any(|parameter| {
+            let parameter = parameter.trim_ascii();
+            parameter.len() >= 2
+                && parameter[..2].eq_ignore_ascii_case(b"q=")
+                && parameter[2..].iter().all(|&b| b == b'0' || b == b'.')
+        });
+        (coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip")) && !refused
+    })
 }
 
 /// A response body: a buffer that goes back to its thread's pool when hyper has written it, so
@@ -301,10 +417,14 @@ fn check_framing(request: &Request<Incoming>) -> Option<Response<Full<Body>>> {
     Some(response)
 }
 
-/// SOAP 1.1 travels as text/xml. application/xml and a missing type are taken too, since some
-/// clients send them; anything else, SOAP 1.2's application/soap+xml included, is refused.
-fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Body>>> {
-    let value = value?;
+/// What the body is by its Content-Type: SOAP 1.1 XML (`None`) as text/xml, application/xml
+/// (some clients send it) or no type at all; or one of the other encodings. Anything else,
+/// SOAP 1.2's application/soap+xml included, is refused.
+/// `Err` holds the refusal's text (a 415).
+fn body_encoding(value: Option<&HeaderValue>) -> Result<Option<Encoding>, String> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
     let media_type = value
         .as_bytes()
         .split(|&b| b == b';')
@@ -314,18 +434,18 @@ fn check_content_type(value: Option<&HeaderValue>) -> Option<Response<Full<Body>
     if media_type.eq_ignore_ascii_case(b"text/xml")
         || media_type.eq_ignore_ascii_case(b"application/xml")
     {
-        return None;
+        return Ok(None);
+    }
+    if let Some(encoding) = Encoding::of_media_type(media_type) {
+        return Ok(Some(encoding));
     }
     let shown = String::from_utf8_lossy(value.as_bytes());
     let hint = if media_type.eq_ignore_ascii_case(b"application/soap+xml") {
         "application/soap+xml is SOAP 1.2; this service speaks SOAP 1.1, which is sent as text/xml"
     } else {
-        "SOAP 1.1 requests are sent as text/xml (with ab: -T 'text/xml; charset=utf-8')"
+        "SOAP 1.1 requests are sent as text/xml (with ab: -T 'text/xml; charset=utf-8'); application/json, application/msgpack and application/avro carry the same operations"
     };
-    Some(plain(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        format!("Content-Type {shown:?} is not supported: {hint}\n"),
-    ))
+    Err(format!("Content-Type {shown:?} is not supported: {hint}\n"))
 }
 
 fn too_large(config: &Config) -> Response<Full<Body>> {

@@ -1,6 +1,7 @@
 //! Before a target is timed, every case is posted to it once and the answer judged: status 200,
 //! `expect_body` and every `check_body` text present, `reject_body` absent, and (with
-//! `expect_xml`) well-formed XML. The answer is read by loadgen's own response parser. A target
+//! `expect_xml`) well-formed XML; an answer that comes gzipped (`answer_gzip`) is inflated
+//! first. The answer is read by loadgen's own response parser. A target
 //! that cannot be reached at all is an error within seconds. An `https://` target is checked
 //! over TLS, its certificate verified against the suite's CA when the suite made it.
 
@@ -24,7 +25,10 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: u16,
+    /// Inflated, for a case whose answer comes gzipped.
     pub(crate) body: Vec<u8>,
+    /// Why a gzipped answer could not be inflated.
+    pub(crate) gzip_error: Option<String>,
 }
 
 /// Posts `case` to the target once. `Err` when the target cannot be reached or does not speak
@@ -71,11 +75,20 @@ pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
     request.push_str("\r\n");
     stream.write_all(request.as_bytes())?;
     stream.write_all(&body)?;
-    let (response, body) = loadgen::http::read_whole(&mut stream, false)
+    let (response, mut body) = loadgen::http::read_whole(&mut stream, false)
         .with_context(|| format!("the answer of {url} (is it HTTP?)"))?;
+    let mut gzip_error = None;
+    if case.answer_gzip && response.status == 200 {
+        let mut inflated = Vec::new();
+        match flate2::read::GzDecoder::new(body.as_slice()).read_to_end(&mut inflated) {
+            Ok(_) => body = inflated,
+            Err(error) => gzip_error = Some(format!("the answer is not gzip: {error}")),
+        }
+    }
     Ok(Answer {
         status: response.status,
         body,
+        gzip_error,
     })
 }
 
@@ -91,6 +104,9 @@ pub(crate) fn judge(case: &Case, answer: &Answer) -> Option<String> {
             answer.status,
             snippet(&answer.body)
         ));
+    }
+    if let Some(error) = &answer.gzip_error {
+        return Some(error.clone());
     }
     let body = String::from_utf8_lossy(&answer.body);
     if let Some(expected) = &case.expect_body

@@ -22,6 +22,11 @@ pub struct Case {
     /// Texts the checked answer must also hold (the check only; not looked for in every
     /// timed response).
     pub check_body: Vec<String>,
+    /// The answer comes gzipped (the request asked for it): the check inflates it before
+    /// judging it.
+    pub answer_gzip: bool,
+    /// Run only when `--tests` names it (the encodings beside the WSTest matrix).
+    pub only_when_named: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -45,6 +50,10 @@ struct Entry {
     expect_xml: bool,
     #[serde(default)]
     check_body: Vec<String>,
+    #[serde(default)]
+    answer_gzip: bool,
+    #[serde(default)]
+    only_when_named: bool,
     // Described for scripts and people; the suite does not use them.
     #[serde(default, rename = "operation")]
     _operation: Option<String>,
@@ -101,6 +110,8 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
             reject_body: entry.reject_body.clone(),
             expect_xml: entry.expect_xml,
             check_body: entry.check_body.clone(),
+            answer_gzip: entry.answer_gzip,
+            only_when_named: entry.only_when_named,
         });
     }
     if cases.is_empty() {
@@ -109,11 +120,14 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
     Ok(cases)
 }
 
-/// The cases whose test names are in `names` (all when `names` is empty), in manifest order;
-/// an unknown name is an error that lists the known ones.
+/// The cases whose test names are in `names` (when `names` is empty, all but those run only
+/// when named), in manifest order; an unknown name is an error that lists the known ones.
 pub fn select(cases: Vec<Case>, names: &[String]) -> anyhow::Result<Vec<Case>> {
     if names.is_empty() {
-        return Ok(cases);
+        return Ok(cases
+            .into_iter()
+            .filter(|case| !case.only_when_named)
+            .collect());
     }
     for name in names {
         if !cases

@@ -6,19 +6,18 @@ use std::hint::black_box;
 use std::io::{Read as _, Write as _};
 
 use anyhow::{Context, anyhow, bail};
-use apache_avro::Schema;
-use apache_avro::types::Value;
 use flate2::Compression;
 use flate2::read::GzDecoder;
 use flate2::write::GzEncoder;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wstest::Binding;
 use wstest::binding::{STREAMING, STREAMING_QUICK_XML};
 use wstest::decode::{LexerChoice, count_tokens};
 
 use crate::document::{Document, Kind, Message, decode_xml, encode_xml};
 use crate::measure::{Sample, Timing};
-use crate::wire::{De, Payload, Ser, Shape};
+use encodings::format::{self, AvroSchemas, Encoding};
+use encodings::wire::{Payload, Shape};
 
 /// The XML bindings, by the names `--bindings` takes.
 pub(crate) const BINDINGS: [&dyn Binding; 4] = [
@@ -91,33 +90,6 @@ impl Mode {
             Mode::Encode => "encode",
             Mode::RoundTrip => "round-trip",
         }
-    }
-}
-
-/// Avro's schema for each payload shape, parsed once.
-pub(crate) struct AvroSchemas(Vec<(Shape, Schema)>);
-
-impl AvroSchemas {
-    pub(crate) fn new() -> AvroSchemas {
-        AvroSchemas(
-            Shape::ALL
-                .into_iter()
-                .map(|shape| {
-                    let schema = Schema::parse_str(&shape.avro_schema())
-                        .expect("the WSTest Avro schemas parse");
-                    (shape, schema)
-                })
-                .collect(),
-        )
-    }
-
-    fn of(&self, shape: Shape) -> &Schema {
-        &self
-            .0
-            .iter()
-            .find(|(s, _)| *s == shape)
-            .expect("a schema per shape")
-            .1
     }
 }
 
@@ -292,12 +264,9 @@ fn encode(
             gzip.write_all(scratch)?;
             gzip.finish()?;
         }
-        Implementation::Json => payload.write(&mut JsonSer(out))?,
-        Implementation::MsgPack => payload.write(&mut MsgPackSer(out))?,
-        Implementation::Avro => {
-            let schema = avro.of(shape_of(payload));
-            payload.write(&mut AvroSer { schema, out })?;
-        }
+        Implementation::Json => format::write(Encoding::Json, payload, avro, out)?,
+        Implementation::MsgPack => format::write(Encoding::MsgPack, payload, avro, out)?,
+        Implementation::Avro => format::write(Encoding::Avro, payload, avro, out)?,
         Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy => {
             unreachable!("the limits encode nothing")
         }
@@ -348,85 +317,19 @@ fn decode<R>(
                 decode_xml(&STREAMING, kind, scratch).map_err(|fault| anyhow!("{fault}"))?;
             then(Decoded::Model(message))
         }
-        Implementation::Json => then(Decoded::Payload(Payload::read(shape, JsonDe(bytes))?)),
-        Implementation::MsgPack => then(Decoded::Payload(Payload::read(shape, MsgPackDe(bytes))?)),
-        Implementation::Avro => {
-            let value = apache_avro::from_avro_datum(avro.of(shape), &mut &bytes[..], None)?;
-            then(Decoded::Payload(Payload::read(shape, AvroDe(&value))?))
+        Implementation::Json => format::read(Encoding::Json, shape, bytes, avro, |payload| {
+            then(Decoded::Payload(payload))
+        })?,
+        Implementation::MsgPack => {
+            format::read(Encoding::MsgPack, shape, bytes, avro, |payload| {
+                then(Decoded::Payload(payload))
+            })?
         }
+        Implementation::Avro => format::read(Encoding::Avro, shape, bytes, avro, |payload| {
+            then(Decoded::Payload(payload))
+        })?,
         Implementation::TokensOnly(_) | Implementation::Scan | Implementation::Copy => {
             unreachable!("the limits decode nothing")
         }
     })
-}
-
-fn shape_of(payload: &Payload<'_>) -> Shape {
-    match payload {
-        Payload::Void => Shape::Void,
-        Payload::Structs(_) => Shape::Structs,
-        Payload::Synthetic(_) => Shape::Synthetic,
-        Payload::GetOrder(_) => Shape::GetOrder,
-        Payload::Order(_) => Shape::Order,
-    }
-}
-
-struct JsonSer<'o>(&'o mut Vec<u8>);
-
-impl Ser for JsonSer<'_> {
-    type Error = serde_json::Error;
-    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
-        serde_json::to_writer(&mut *self.0, value)
-    }
-}
-
-struct JsonDe<'a>(&'a [u8]);
-
-impl<'a> De<'a> for JsonDe<'a> {
-    type Error = serde_json::Error;
-    fn de<T: Deserialize<'a>>(self) -> Result<T, Self::Error> {
-        serde_json::from_slice(self.0)
-    }
-}
-
-/// MessagePack's compact form: a struct as an array of its fields, rmp-serde's default.
-struct MsgPackSer<'o>(&'o mut Vec<u8>);
-
-impl Ser for MsgPackSer<'_> {
-    type Error = rmp_serde::encode::Error;
-    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
-        rmp_serde::encode::write(&mut *self.0, value)
-    }
-}
-
-struct MsgPackDe<'a>(&'a [u8]);
-
-impl<'a> De<'a> for MsgPackDe<'a> {
-    type Error = rmp_serde::decode::Error;
-    fn de<T: Deserialize<'a>>(self) -> Result<T, Self::Error> {
-        rmp_serde::from_slice(self.0)
-    }
-}
-
-/// Avro's schema-aware serializer, which writes straight into the buffer without building a
-/// `Value` first (its fast path).
-struct AvroSer<'s, 'o> {
-    schema: &'s Schema,
-    out: &'o mut Vec<u8>,
-}
-
-impl Ser for AvroSer<'_, '_> {
-    type Error = apache_avro::Error;
-    fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error> {
-        apache_avro::write_avro_datum_ref(self.schema, value, &mut *self.out).map(drop)
-    }
-}
-
-/// Avro reads into a `Value` tree; serde then borrows the payload's strings from it.
-struct AvroDe<'v>(&'v Value);
-
-impl<'v> De<'v> for AvroDe<'v> {
-    type Error = apache_avro::Error;
-    fn de<T: Deserialize<'v>>(self) -> Result<T, Self::Error> {
-        apache_avro::from_value(self.0)
-    }
 }

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 use quick_xml::events::Event;
 use wstest::binding::STREAMING;
-use wstest::operation::{Operation, Request, Response};
 use wstest::{Binding, DateTime, Reply};
 
 /// The instant that stamps generated GetOrder responses, so that they are the same bytes on
@@ -15,28 +14,7 @@ pub(crate) const NOW: DateTime = DateTime {
     unix_millis: 1_764_676_800_000,
 };
 
-/// What a document is: a request or a response of one operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Kind {
-    pub(crate) operation: Operation,
-    pub(crate) response: bool,
-}
-
-impl std::fmt::Display for Kind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let what = if self.response { "response" } else { "request" };
-        write!(f, "{} {what}", self.operation)
-    }
-}
-
-/// The model of one message, as every binding and encoding must read it.
-// Built once per decode and never stored in bulk, like wstest's `Response`.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Message<'a> {
-    Request(Request<'a>),
-    Response(Response<'a>),
-}
+pub(crate) use encodings::{Kind, Message};
 
 /// One XML document to measure.
 #[derive(Debug, Clone)]

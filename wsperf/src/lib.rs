@@ -8,7 +8,6 @@
 //! - `codec`: the implementations (four XML bindings, gzip, JSON, MessagePack, Avro, and the
 //!   limits: a lexer pass that builds nothing, a memchr scan, a copy), checked against our
 //!   model before they are timed.
-//! - `wire`: the serde types and Avro schemas the non-XML encodings carry the data in.
 //! - `measure`: warm-up, batches, median and spread.
 //! - `report`: the rows in text, CSV, JSON, Markdown or LaTeX; the size table.
 //! - `chart`: the SVG chart.
@@ -18,7 +17,6 @@ mod codec;
 mod document;
 mod measure;
 mod report;
-mod wire;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -28,8 +26,9 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 pub use codec::Mode;
-use codec::{AvroSchemas, BINDINGS, ENCODINGS, Implementation};
+use codec::{BINDINGS, ENCODINGS, Implementation};
 use document::Document;
+use encodings::AvroSchemas;
 pub use measure::{Sample, Timing};
 pub use report::Format;
 use report::Row;

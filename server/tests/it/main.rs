@@ -1,6 +1,7 @@
 //! Integration tests of wstest-server: each test starts the server in-process on 127.0.0.1
 //! port 0 and speaks raw HTTP/1.x to it, so that malformed and unusual requests can be sent.
 
+mod formats;
 mod hostile;
 mod http;
 mod interop;

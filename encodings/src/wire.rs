@@ -12,11 +12,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use wstest::model::{self, DateTime};
 use wstest::operation::{Operation, Request, Response};
 
-use crate::document::{Kind, Message};
+use crate::message::{Kind, Message};
 
 /// Which payload a message carries, and so which schema reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub enum Shape {
     Void,
     /// EchoStruct's array or EchoList's chain.
     Structs,
@@ -26,7 +26,7 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
-    pub(crate) const ALL: [Shape; 5] = [
+    pub const ALL: [Shape; 5] = [
         Shape::Void,
         Shape::Structs,
         Shape::Synthetic,
@@ -34,7 +34,7 @@ impl Shape {
         Shape::Order,
     ];
 
-    pub(crate) fn of(kind: Kind) -> Shape {
+    pub fn of(kind: Kind) -> Shape {
         match (kind.operation, kind.response) {
             (Operation::EchoVoid, _) => Shape::Void,
             (Operation::EchoStruct | Operation::EchoList, _) => Shape::Structs,
@@ -47,7 +47,7 @@ impl Shape {
     /// The Avro schema of this payload. Each record is written out in full where it is used
     /// (the shipping address is a record of its own name rather than a reference to
     /// `Address`): apache-avro's direct serializer, its fast path, does not resolve references.
-    pub(crate) fn avro_schema(self) -> String {
+    pub fn avro_schema(self) -> String {
         const TEST_STRUCT: &str = r#"{"type": "record", "name": "TestStruct", "fields": [
             {"name": "i", "type": "int"},
             {"name": "f", "type": ["null", "float"]},
@@ -113,7 +113,7 @@ impl Shape {
 /// A string that borrows from the input when the format hands it over unescaped (serde's own
 /// `Cow<str>` always copies).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Text<'a>(pub(crate) Cow<'a, str>);
+pub struct Text<'a>(pub Cow<'a, str>);
 
 impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -148,7 +148,7 @@ fn text(text: &str) -> Text<'_> {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct TestStruct<'a> {
+pub struct TestStruct<'a> {
     i: i32,
     f: Option<f32>,
     #[serde(borrow)]
@@ -156,7 +156,7 @@ pub(crate) struct TestStruct<'a> {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub(crate) struct Synthetic<'a> {
+pub struct Synthetic<'a> {
     #[serde(rename = "Strng", borrow)]
     strng: Option<Text<'a>>,
     #[serde(rename = "Strct", borrow)]
@@ -167,7 +167,7 @@ pub(crate) struct Synthetic<'a> {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct GetOrder {
+pub struct GetOrder {
     order_id: i32,
     customer_id: i32,
     message_size: i32,
@@ -175,7 +175,7 @@ pub(crate) struct GetOrder {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(crate) struct Address<'a> {
+pub struct Address<'a> {
     #[serde(borrow)]
     first_name: Text<'a>,
     #[serde(borrow)]
@@ -194,7 +194,7 @@ pub(crate) struct Address<'a> {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(crate) struct Customer<'a> {
+pub struct Customer<'a> {
     customer_id: i32,
     #[serde(borrow)]
     contact_first_name: Text<'a>,
@@ -216,7 +216,7 @@ pub(crate) struct Customer<'a> {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(crate) struct LineItem<'a> {
+pub struct LineItem<'a> {
     order_id: i32,
     item_id: i32,
     product_id: i32,
@@ -228,7 +228,7 @@ pub(crate) struct LineItem<'a> {
 
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(crate) struct Order<'a> {
+pub struct Order<'a> {
     order_id: i32,
     order_status: i32,
     /// Milliseconds since the Unix epoch.
@@ -243,7 +243,7 @@ pub(crate) struct Order<'a> {
 /// One message's payload, borrowing from the model it was made from or the bytes it was read
 /// from.
 #[derive(Debug)]
-pub(crate) enum Payload<'a> {
+pub enum Payload<'a> {
     Void,
     Structs(Vec<TestStruct<'a>>),
     Synthetic(Option<Synthetic<'a>>),
@@ -252,20 +252,20 @@ pub(crate) enum Payload<'a> {
 }
 
 /// A format's serializer, for any payload type.
-pub(crate) trait Ser {
+pub trait Ser {
     type Error;
     fn ser<T: Serialize>(&mut self, value: &T) -> Result<(), Self::Error>;
 }
 
 /// A format's deserializer over one input, for any payload type.
-pub(crate) trait De<'a> {
+pub trait De<'a> {
     type Error;
     fn de<T: Deserialize<'a>>(self) -> Result<T, Self::Error>;
 }
 
 impl<'a> Payload<'a> {
     /// Reads a payload of `shape`.
-    pub(crate) fn read<D: De<'a>>(shape: Shape, de: D) -> Result<Payload<'a>, D::Error> {
+    pub fn read<D: De<'a>>(shape: Shape, de: D) -> Result<Payload<'a>, D::Error> {
         Ok(match shape {
             Shape::Void => {
                 de.de::<()>()?;
@@ -278,7 +278,18 @@ impl<'a> Payload<'a> {
         })
     }
 
-    pub(crate) fn write<S: Ser>(&self, ser: &mut S) -> Result<(), S::Error> {
+    /// The shape this payload has, and so the schema that writes it.
+    pub fn shape(&self) -> Shape {
+        match self {
+            Payload::Void => Shape::Void,
+            Payload::Structs(_) => Shape::Structs,
+            Payload::Synthetic(_) => Shape::Synthetic,
+            Payload::GetOrder(_) => Shape::GetOrder,
+            Payload::Order(_) => Shape::Order,
+        }
+    }
+
+    pub fn write<S: Ser>(&self, ser: &mut S) -> Result<(), S::Error> {
         match self {
             Payload::Void => ser.ser(&()),
             Payload::Structs(items) => ser.ser(items),
@@ -289,7 +300,7 @@ impl<'a> Payload<'a> {
     }
 
     /// The payload of `message`, borrowing its strings and bytes.
-    pub(crate) fn of<'m>(message: &'a Message<'m>) -> Payload<'a> {
+    pub fn of<'m>(message: &'a Message<'m>) -> Payload<'a> {
         match message {
             Message::Request(Request::EchoVoid) | Message::Response(Response::EchoVoid) => {
                 Payload::Void
@@ -327,7 +338,7 @@ impl<'a> Payload<'a> {
     }
 
     /// The model this payload stands for, as the message of `kind`.
-    pub(crate) fn into_message(self, kind: Kind) -> Message<'a> {
+    pub fn into_message(self, kind: Kind) -> Message<'a> {
         let op = kind.operation;
         match (self, kind.response) {
             (Payload::Void, false) => Message::Request(Request::EchoVoid),
