@@ -90,6 +90,39 @@ fn the_suite_measures_our_server_in_every_format() {
             "wrong"
         };
         assert!(!stdout.contains(wrong), "{format}: {stdout}");
+        // The other encodings run only when named.
+        assert!(!stdout.contains("/json"), "{format}: {stdout}");
+    }
+}
+
+#[test]
+fn the_other_encodings_are_checked_and_timed_when_named() {
+    let _lock = one_at_a_time();
+    let server = server_bin();
+    let tests = [
+        "EchoVoid/msgpack",
+        "EchoStruct-20/json",
+        "EchoList-20/msgpack",
+        "EchoSynthetic-1k/avro",
+        "GetOrder-20/avro",
+        "GetOrder-20/xml-gzip",
+    ];
+    let output = suite(&[
+        "--server-bin",
+        server.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--tests",
+        &tests.join(","),
+    ]);
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    for test in tests {
+        let row = stdout
+            .lines()
+            .find(|line| line.starts_with(&format!("{test},")))
+            .unwrap_or_else(|| panic!("no {test} in {stdout}"));
+        assert!(row.contains(",ok,"), "{row}");
     }
 }
 
