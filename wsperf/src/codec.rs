@@ -244,6 +244,106 @@ pub(crate) fn measure(
     Ok(Some((sample, encoded.len())))
 }
 
+/// Every implementation, in the order rows show them.
+pub(crate) fn all_implementations() -> Vec<Implementation> {
+    let mut all: Vec<Implementation> = BINDINGS.into_iter().map(Implementation::Xml).collect();
+    all.extend([
+        Implementation::XmlGzip,
+        Implementation::Json,
+        Implementation::MsgPack,
+        Implementation::Avro,
+        Implementation::TokensOnly(LexerChoice::Fast),
+        Implementation::TokensOnly(LexerChoice::QuickXml),
+        Implementation::Scan,
+        Implementation::Copy,
+    ]);
+    all
+}
+
+/// Decodes `bytes` once as `measure` times it (a limit does its pass or its copy), for the
+/// network mode's far side.
+pub(crate) fn decode_once(
+    implementation: Implementation,
+    document: &Document,
+    bytes: &[u8],
+    avro: &AvroSchemas,
+    scratch: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    match implementation {
+        Implementation::TokensOnly(lexer) => {
+            count_tokens(lexer, bytes).context("the lexer does not read these bytes")?;
+        }
+        Implementation::Scan => {
+            black_box(bytes.iter().filter(|&&b| b == b'<' || b == b'>').count());
+        }
+        Implementation::Copy => {
+            scratch.clear();
+            scratch.extend_from_slice(bytes);
+        }
+        _ => decode(implementation, document, bytes, avro, scratch, |message| {
+            black_box(&message);
+        })?,
+    }
+    Ok(())
+}
+
+/// Checks that `bytes` are `document` in `implementation`'s encoding: they read back to our
+/// model (for a limit, they are the XML itself).
+pub(crate) fn check_bytes(
+    implementation: Implementation,
+    document: &Document,
+    bytes: &[u8],
+    avro: &AvroSchemas,
+) -> anyhow::Result<()> {
+    if implementation.is_limit() {
+        if bytes != document.xml.as_slice() {
+            bail!(
+                "the bytes are not the document's ({} bytes, not {})",
+                bytes.len(),
+                document.xml.len()
+            );
+        }
+        return Ok(());
+    }
+    let expected = format!("{:?}", document.model());
+    let mut scratch = Vec::new();
+    decode(
+        implementation,
+        document,
+        bytes,
+        avro,
+        &mut scratch,
+        |decoded| {
+            let message = decoded.into_message(document.kind);
+            if format!("{message:?}") == expected {
+                Ok(())
+            } else {
+                Err(anyhow!(
+                    "the bytes read as {message:?}, not as the document"
+                ))
+            }
+        },
+    )?
+}
+
+/// Encodes `model` (and its `payload`) once as `measure` times it; a limit copies the XML.
+pub(crate) fn encode_once(
+    implementation: Implementation,
+    document: &Document,
+    model: &Message<'_>,
+    payload: &Payload<'_>,
+    avro: &AvroSchemas,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) -> anyhow::Result<()> {
+    out.clear();
+    if implementation.is_limit() {
+        out.extend_from_slice(&document.xml);
+        return Ok(());
+    }
+    encode(implementation, model, payload, avro, scratch, out)
+}
+
 /// Appends the encoding of one message to `out`: XML bindings from the model, the other
 /// encodings from their payload types (what a team would derive serde on), gzip from our XML in
 /// `scratch`.

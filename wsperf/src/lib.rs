@@ -11,11 +11,13 @@
 //! - `measure`: warm-up, batches, median and spread.
 //! - `report`: the rows in text, CSV, JSON, Markdown or LaTeX; the size table.
 //! - `chart`: the SVG chart.
+//! - `net`: `--net` and `wsperf relay`: the same rows across a TCP link, efxperf's way.
 
 mod chart;
 mod codec;
 mod document;
 mod measure;
+mod net;
 mod report;
 
 use std::io::IsTerminal as _;
@@ -30,6 +32,7 @@ use codec::{BINDINGS, ENCODINGS, Implementation};
 use document::Document;
 use encodings::AvroSchemas;
 pub use measure::{Sample, Timing};
+pub use net::relay;
 pub use report::Format;
 use report::Row;
 use wstest::decode::LexerChoice;
@@ -103,6 +106,25 @@ pub struct Args {
     /// Write the response of every post file into DIR, and time nothing.
     #[arg(long, value_name = "DIR")]
     pub generate: Option<PathBuf>,
+
+    /// Time across the network: each document encoded here, sent to the relay at HOST:PORT
+    /// (`wsperf relay --listen ADDR` on the other host) and decoded there, or the reverse with
+    /// -e; the time per document includes the transfer.
+    #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["sizes", "generate"])]
+    pub net: Option<String>,
+}
+
+/// `wsperf relay`: the far side of `--net`.
+#[derive(Debug, Parser)]
+#[command(
+    name = "wsperf relay",
+    version,
+    about = "The far side of wsperf --net: decodes what it is sent and encodes what it is asked for, for every binding and encoding wsperf has"
+)]
+pub struct RelayArgs {
+    /// Where to listen; port 0 picks a free one (the listening line on stderr names it).
+    #[arg(long, default_value = "127.0.0.1:7300")]
+    pub listen: String,
 }
 
 impl Args {
@@ -137,37 +159,18 @@ impl Args {
     fn implementations(&self) -> Vec<Implementation> {
         let encoding =
             |name: &str| self.encodings.is_empty() || self.encodings.iter().any(|e| e == name);
-        let mut chosen = Vec::new();
-        if encoding("xml") {
-            chosen.extend(
-                BINDINGS
-                    .into_iter()
-                    .filter(|binding| {
-                        self.bindings.is_empty()
-                            || self.bindings.iter().any(|b| b == binding.name())
-                    })
-                    .map(Implementation::Xml),
-            );
-        }
-        for (name, implementation) in [
-            ("xml-gzip", Implementation::XmlGzip),
-            ("json", Implementation::Json),
-            ("msgpack", Implementation::MsgPack),
-            ("avro", Implementation::Avro),
-        ] {
-            if encoding(name) {
-                chosen.push(implementation);
-            }
-        }
-        if !self.no_limits {
-            chosen.extend([
-                Implementation::TokensOnly(LexerChoice::Fast),
-                Implementation::TokensOnly(LexerChoice::QuickXml),
-                Implementation::Scan,
-                Implementation::Copy,
-            ]);
-        }
-        chosen
+        codec::all_implementations()
+            .into_iter()
+            .filter(|implementation| match implementation {
+                Implementation::Xml(binding) => {
+                    encoding("xml")
+                        && (self.bindings.is_empty()
+                            || self.bindings.iter().any(|b| b == binding.name()))
+                }
+                limit if limit.is_limit() => !self.no_limits,
+                other => encoding(other.name()),
+            })
+            .collect()
     }
 }
 
@@ -195,15 +198,29 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let output = if args.sizes {
         sizes(&documents, &implementations, &avro, args.format)?
     } else {
-        let rows = measure_all(
-            &documents,
-            &implementations,
-            &args.modes(),
-            &args.timing(),
-            &avro,
-        )?;
+        let rows = match &args.net {
+            Some(addr) => net::measure_all(
+                addr,
+                &documents,
+                &implementations,
+                &args.modes(),
+                &args.timing(),
+                &avro,
+            )?,
+            None => measure_all(
+                &documents,
+                &implementations,
+                &args.modes(),
+                &args.timing(),
+                &avro,
+            )?,
+        };
         if let Some(path) = &args.chart {
-            chart::draw(&rows, &chart_title(), path)?;
+            let mut title = chart_title();
+            if let Some(addr) = &args.net {
+                title = title.replace("in memory", &format!("across the network to {addr}"));
+            }
+            chart::draw(&rows, &title, path)?;
             eprintln!("wrote {}", path.display());
         }
         report::timings(&rows, args.format)

@@ -397,3 +397,96 @@ fn an_implementation_that_gets_a_document_wrong_is_a_wrong_row() {
     assert!(error.contains("reads its own encoding back"), "{error}");
     assert!(row("json")["bytes"].as_u64().unwrap_or_default() > 0);
 }
+
+/// A relay on loopback, killed when dropped.
+struct Relay {
+    child: std::process::Child,
+    addr: String,
+}
+
+impl Relay {
+    fn start() -> Relay {
+        use std::io::BufRead as _;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_wsperf"))
+            .args(["relay", "--listen", "127.0.0.1:0"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the relay starts");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("wsperf relay listening on ")
+            .unwrap_or_else(|| panic!("no listening line: {line:?}"))
+            .to_owned();
+        Relay { child, addr }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_network_mode_times_every_row_across_a_relay() {
+    let relay = Relay::start();
+    for mode in ["--decode", "--encode", "--round-trip"] {
+        let mut args = vec!["--net", &relay.addr, mode, "--format", "csv"];
+        args.extend(TINY);
+        let files = [post_file("echostruct20.xml"), post_file("getorder20.xml")];
+        args.extend(files.iter().map(String::as_str));
+        let output = stdout(&wsperf(&args));
+        for implementation in IMPLEMENTATIONS {
+            let decode_only = implementation.starts_with("tokens-only") || implementation == "scan";
+            let rows = output
+                .lines()
+                .filter(|line| line.split(',').nth(3) == Some(implementation))
+                .count();
+            let expected = if decode_only && mode != "--decode" {
+                0
+            } else {
+                2
+            };
+            assert_eq!(rows, expected, "{mode} {implementation}: {output}");
+        }
+        assert!(!output.contains("wrong"), "{mode}: {output}");
+    }
+}
+
+#[test]
+fn the_network_mode_says_what_is_wrong_with_the_relay() {
+    // Nothing listening.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    drop(listener);
+    let output = wsperf(&["--net", &addr, &post_file("echovoid.xml")]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is `wsperf relay` running there?"),
+        "{stderr}"
+    );
+    // A server that is not a relay: an HTTP server's answer is not a frame.
+    let http = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = http.local_addr().unwrap().to_string();
+    let server = std::thread::spawn(move || {
+        use std::io::{Read as _, Write as _};
+        let (mut stream, _) = http.accept().unwrap();
+        let mut buf = [0u8; 1024];
+        let _ = stream.read(&mut buf);
+        let _ = stream.write_all(b"HTTP/1.1 400 Bad Request\r\n\r\n");
+    });
+    let output = wsperf(&["--net", &addr, &post_file("echovoid.xml")]);
+    server.join().unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("does not speak wsperf's relay protocol"),
+        "{stderr}"
+    );
+}
