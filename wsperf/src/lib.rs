@@ -35,7 +35,6 @@ pub use measure::{Sample, Timing};
 pub use net::relay;
 pub use report::Format;
 use report::Row;
-use wstest::decode::LexerChoice;
 
 /// Measures decoding and encoding of WSTest documents in memory, for each XML binding and each
 /// other encoding of the same data, beside the limits (a lexer pass, a copy).
