@@ -7,12 +7,14 @@
 //! - [`bench_server`]: wstest-server against the HTTP ceiling, as ratios per round.
 //! - [`bench_loadgen`]: loadgen beside ab, wrk, oha and the syscall floor: CPU per request.
 //! - [`suite_vs_direct`]: the suite's figure for a cell against a direct loadgen run of it.
+//! - [`delay_line`]: a link's delay in user space, for kernels without netem.
 //! - [`layout`]: no module cycles, no overlong source files.
 //! - [`peak_rss`]: a program's peak memory, measured from a helper process.
 //! - [`workspace`]: the workspace's paths, release builds, pinned children, dates, results files.
 
 mod bench_loadgen;
 mod bench_server;
+mod delay_line;
 mod layout;
 mod peak_rss;
 mod suite_vs_direct;
@@ -30,6 +32,7 @@ enum Task {
     BenchLoadgen(bench_loadgen::Args),
     SuiteVsDirect(suite_vs_direct::Args),
     CheckLayout(layout::Args),
+    DelayLine(delay_line::Args),
     /// Runs a program and prints its peak resident memory in kB (a helper of bench-loadgen).
     #[command(hide = true)]
     PeakRss(peak_rss::Args),
@@ -41,6 +44,7 @@ fn main() -> ExitCode {
         Task::BenchLoadgen(args) => bench_loadgen::run(&args),
         Task::SuiteVsDirect(args) => suite_vs_direct::run(&args),
         Task::CheckLayout(args) => layout::run(&args),
+        Task::DelayLine(args) => delay_line::run(&args),
         Task::PeakRss(args) => peak_rss::run(&args),
     };
     match outcome {
