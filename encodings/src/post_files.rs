@@ -155,6 +155,10 @@ pub fn manifest() -> String {
             text,
             "expect_xml = {expect_xml}\nanswer_gzip = {answer_gzip}\ncheck_body = [{check_body}]\nonly_when_named = true\n"
         );
+        if answer_gzip && file.source.operation == wstest::Operation::GetOrder {
+            // The order's dates are the server's clock: gzipped, its answers differ in length.
+            text.push_str("variable_length = true\n");
+        }
     }
     text
 }

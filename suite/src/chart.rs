@@ -210,7 +210,11 @@ fn grouped_bars(
         ),
     };
     let y_desc = format!("{y_desc}{}", scale.note());
-    let (root, plot, legend) = frame(path, &title, results)?;
+    let (root, plot, legend) = frame_on(
+        SVGBackend::new(path, (bars_width(&results.tests), HEIGHT)),
+        &title,
+        results,
+    )?;
     draw_legend(&legend, results, &clients, metric)?;
     let layout = BarLayout {
         results,
@@ -246,6 +250,18 @@ struct Bar {
     /// latency p99, p50, p99.
     value: Option<(f64, f64, f64)>,
     wrong: bool,
+}
+
+/// The bar charts' width: [`WIDTH`], or wider when the tests' names (about 7 px a character)
+/// would not fit side by side under their groups, as ten encoded cases would not.
+fn bars_width(tests: &[String]) -> u32 {
+    let longest = tests
+        .iter()
+        .map(|test| test.chars().count())
+        .max()
+        .unwrap_or(0) as u32;
+    let needed = 170 + 90 + tests.len() as u32 * (longest * 7 + 16);
+    WIDTH.max(needed)
 }
 
 type BarChart<'a, Y> =

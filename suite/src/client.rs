@@ -29,6 +29,9 @@ pub struct CellSpec {
     pub cacert: Option<PathBuf>,
     /// HTTP/2 (loadgen's `--http2`), one stream a connection, so that `-c` means the same.
     pub http2: bool,
+    /// Answers may differ in length (`-l`, ab's and loadgen's): a gzipped answer that holds
+    /// the time does.
+    pub variable_length: bool,
 }
 
 impl CellSpec {
@@ -43,6 +46,9 @@ impl CellSpec {
         for header in &self.headers {
             args.push("-H".to_owned());
             args.push(header.clone());
+        }
+        if self.variable_length {
+            args.push("-l".to_owned());
         }
         args
     }

@@ -25,6 +25,8 @@ pub struct Case {
     /// The answer comes gzipped (the request asked for it): the check inflates it before
     /// judging it.
     pub answer_gzip: bool,
+    /// Answers may differ in length from one to the next (ab's and loadgen's `-l`).
+    pub variable_length: bool,
     /// Run only when `--tests` names it (the encodings beside the WSTest matrix).
     pub only_when_named: bool,
 }
@@ -52,6 +54,8 @@ struct Entry {
     check_body: Vec<String>,
     #[serde(default)]
     answer_gzip: bool,
+    #[serde(default)]
+    variable_length: bool,
     #[serde(default)]
     only_when_named: bool,
     // Described for scripts and people; the suite does not use them.
@@ -111,6 +115,7 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
             expect_xml: entry.expect_xml,
             check_body: entry.check_body.clone(),
             answer_gzip: entry.answer_gzip,
+            variable_length: entry.variable_length,
             only_when_named: entry.only_when_named,
         });
     }

@@ -223,6 +223,7 @@ impl Matrix<'_> {
             reject_body: case.reject_body.clone(),
             cacert: target.ca.clone(),
             http2: self.http2,
+            variable_length: case.variable_length,
         }
     }
 

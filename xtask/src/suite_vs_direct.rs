@@ -95,6 +95,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             reject_body: case.reject_body.clone(),
             cacert: target.ca.clone(),
             http2: false,
+            variable_length: case.variable_length,
         };
         let command = suite::loadgen_client::command_line(&spec);
         let measured = run_pinned(&placement.client_cpus, &release.join("loadgen"), &command)?;
