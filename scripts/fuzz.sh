@@ -4,7 +4,8 @@
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
-#   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli (default: all)
+#   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli,
+#            encodings_respond (default: all)
 #   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
 #            e.g. CPU=1
 #
@@ -20,7 +21,7 @@ root=$(cd "$here/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli)
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond)
 jobs=${JOBS:-1}
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -42,6 +43,17 @@ for target in respond lexers_agree round_trip; do
     mkdir -p "corpus/$target"
     cp "$root"/post_files/*.xml "$root"/wstest/tests/data/clients/*.xml "$responses"/*.xml \
         "$responses"/hostile/*.xml "corpus/$target/"
+done
+# The encoded post files, each behind the byte that picks its encoding and operation.
+mkdir -p corpus/encodings_respond
+operations=(echovoid echostruct echolist echosynthetic getorder)
+for file in "$root"/post_files/*.json "$root"/post_files/*.msgpack "$root"/post_files/*.avro; do
+    name=$(basename "$file")
+    case "$name" in *.json) e=0 ;; *.msgpack) e=1 ;; *.avro) e=2 ;; esac
+    for k in "${!operations[@]}"; do
+        [[ "$name" == "${operations[k]}"* ]] || continue
+        { printf "\\$(printf '%03o' $((e + 3 * k)))"; cat "$file"; } >"corpus/encodings_respond/$name"
+    done
 done
 mkdir -p corpus/http_response corpus/loadgen_cli
 printf '\003HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n<a>Response<' >corpus/http_response/length

@@ -377,8 +377,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "wstest-go listening on http://%s/WSTest\n", listener.Addr())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/WSTest", handle)
+	// loadgen suite --tls passes a certificate: served with Go's own TLS (crypto/tls), HTTP/2
+	// or HTTP/1.1 by ALPN, as net/http does by default.
+	cert, key := os.Getenv("WSTEST_TLS_CERT"), os.Getenv("WSTEST_TLS_KEY")
+	if cert != "" && key != "" {
+		fmt.Fprintf(os.Stderr, "wstest-go listening on https://%s/WSTest\n", listener.Addr())
+		log.Fatal(http.ServeTLS(listener, mux, cert, key))
+	}
+	fmt.Fprintf(os.Stderr, "wstest-go listening on http://%s/WSTest\n", listener.Addr())
 	log.Fatal(http.Serve(listener, mux))
 }
