@@ -193,7 +193,9 @@ async fn soap(
             return response;
         }
     };
-    let mut inflated = Body::buffer();
+    // Not from the pool: a buffer taken and dropped as a plain Vec would leave it, and the
+    // pool would drain one buffer a request (an allocation a request on the XML path).
+    let mut inflated = Vec::new();
     let body: &[u8] = if gzipped {
         match encodings::gzip::inflate(&body, inflate_limit(config, body.len()), &mut inflated) {
             Ok(()) => &inflated,
@@ -254,9 +256,14 @@ async fn soap(
         }
     };
     let answer = if gzip_answer {
-        inflated.clear();
-        encodings::gzip::deflate(&out, &mut inflated);
-        inflated
+        let mut out = out;
+        let mut gzipped = Body::buffer();
+        encodings::gzip::deflate(&out, &mut gzipped);
+        // The plain answer's buffer goes back to the pool (emptied first: a Body dropped
+        // with bytes unsent counts as an answer cut).
+        out.clear();
+        drop(Body::from(out));
+        gzipped
     } else {
         out
     };
