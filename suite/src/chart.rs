@@ -117,14 +117,6 @@ fn frame_on<'a>(
     Ok(charts::frame(backend, title, &subtitle(results), 170)?)
 }
 
-fn series_name(results: &SuiteResults, target: &str, client: &str) -> String {
-    if results.clients.len() > 1 {
-        format!("{target} ({client})")
-    } else {
-        target.to_owned()
-    }
-}
-
 /// Bars per test: requests per second with its min-max whisker, a colour per target and a
 /// lighter shade of it for the second client; or, for the first client only (ab reports whole
 /// milliseconds), p99 latency (light) with p50 (dark) in front. The value axis is logarithmic
@@ -443,7 +435,7 @@ fn concurrency_lines(results: &SuiteResults, path: &Path) -> anyhow::Result<()> 
     for (panel_idx, (panel, (target, client))) in panels.iter().zip(&columns).enumerate() {
         let key_points: Vec<i32> = (0..n).map(|idx| idx * SLOT).collect();
         let mut chart = ChartBuilder::on(panel)
-            .caption(series_name(results, target, client), charts::label_font())
+            .caption(results.column_title(target, client), charts::label_font())
             .margin(10)
             .x_label_area_size(40)
             .y_label_area_size(if panel_idx == 0 { 80 } else { 50 })

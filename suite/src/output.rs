@@ -83,12 +83,20 @@ impl SuiteResults {
         })
     }
 
-    fn column_title(&self, target: &str, client: &str) -> String {
+    /// A column's (and a chart series') name: the target, with the client when there are two.
+    pub(crate) fn column_title(&self, target: &str, client: &str) -> String {
         if self.clients.len() > 1 {
             format!("{target} ({client})")
         } else {
             target.to_owned()
         }
+    }
+
+    /// Where the servers and clients ran: `servers on cpu 0, clients on cpu 1`, or `no pinning`.
+    pub(crate) fn placement_text(&self) -> String {
+        self.placement
+            .as_ref()
+            .map_or_else(|| "no pinning".to_owned(), Placement::describe)
     }
 
     /// One line on what was measured and how.
@@ -98,10 +106,7 @@ impl SuiteResults {
             .iter()
             .map(|client| client.name.as_str())
             .collect();
-        let placement = self
-            .placement
-            .as_ref()
-            .map_or_else(|| "no pinning".to_owned(), Placement::describe);
+        let placement = self.placement_text();
         format!(
             "WSTest requests per second, median of {} [min-max]\n{} on {} ({} cores; {placement}); {} s per cell after {} s warm-up; client {}{}",
             self.repeat,

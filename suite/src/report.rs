@@ -89,10 +89,7 @@ fn page(results: &SuiteResults, dir: &Path, chart_files: &[String]) -> anyhow::R
 /// The run's facts: when, where, how placed and how long, and the command that repeats it.
 fn facts(out: &mut String, results: &SuiteResults) {
     let machine = &results.machine;
-    let placement = results.placement.as_ref().map_or_else(
-        || "no pinning".to_owned(),
-        crate::placement::Placement::describe,
-    );
+    let placement = results.placement_text();
     out.push_str("<dl class=\"facts\">\n");
     let mut fact = |name: &str, value: &str| {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(name), value);
@@ -146,7 +143,7 @@ fn table(out: &mut String, results: &SuiteResults) {
             out,
             "<th scope=\"col\"{}>{}</th>",
             ours_class(target),
-            esc(&column_title(results, target, client))
+            esc(&results.column_title(target, client))
         );
     }
     out.push_str("</tr></thead>\n<tbody>\n");
@@ -344,7 +341,7 @@ fn tests(out: &mut String, results: &SuiteResults) -> anyhow::Result<()> {
 
 /// A cell's panel: its runs, the command line of its client, where it ran.
 fn cell_details(out: &mut String, results: &SuiteResults, cell: &CellResult) {
-    let name = column_title(results, &cell.target, &cell.client);
+    let name = results.column_title(&cell.target, &cell.client);
     let headline = match (&cell.wrong, &cell.summary) {
         (Some(_), _) => "wrong".to_owned(),
         (None, Some(summary)) => format!("{} requests/s", thousands(summary.requests_per_second)),
@@ -407,10 +404,7 @@ fn cell_details(out: &mut String, results: &SuiteResults, cell: &CellResult) {
             );
         }
     }
-    let placement = results.placement.as_ref().map_or_else(
-        || "no pinning".to_owned(),
-        crate::placement::Placement::describe,
-    );
+    let placement = results.placement_text();
     let _ = writeln!(
         out,
         "<p>Machine: {} ({} cores, {}); {}.</p>",
@@ -509,14 +503,6 @@ fn chart_alt(file: &str) -> String {
         "tps-concurrency.svg" => "Requests per second against concurrency, a panel per target, a line per test".to_owned(),
         "changes.svg" => "The change in requests per second of each compared cell against the baseline, a bar with its confidence interval, coloured by verdict".to_owned(),
         other => format!("Chart {other}"),
-    }
-}
-
-fn column_title(results: &SuiteResults, target: &str, client: &str) -> String {
-    if results.clients.len() > 1 {
-        format!("{target} ({client})")
-    } else {
-        target.to_owned()
     }
 }
 

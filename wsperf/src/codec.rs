@@ -159,22 +159,7 @@ pub(crate) fn verify(
         return Ok(());
     }
     let bytes = encoding(implementation, document, avro)?;
-    let mut scratch = Vec::new();
-    decode(
-        implementation,
-        document,
-        &bytes,
-        avro,
-        &mut scratch,
-        |decoded| {
-            let message = decoded.into_message(document.kind);
-            if same(&message) {
-                Ok(())
-            } else {
-                Err(anyhow!("reads its own encoding back as {message:?}"))
-            }
-        },
-    )?
+    check_bytes(implementation, document, &bytes, avro, "its own encoding")
 }
 
 /// Times `mode` for `implementation` on `document`, with the size of the bytes read or written,
@@ -287,18 +272,19 @@ pub(crate) fn decode_once(
     Ok(())
 }
 
-/// Checks that `bytes` are `document` in `implementation`'s encoding: they read back to our
-/// model (for a limit, they are the XML itself).
+/// Checks that `bytes` (`what`, in the error) are `document` in `implementation`'s encoding:
+/// they read back to our model (for a limit, they are the XML itself).
 pub(crate) fn check_bytes(
     implementation: Implementation,
     document: &Document,
     bytes: &[u8],
     avro: &AvroSchemas,
+    what: &str,
 ) -> anyhow::Result<()> {
     if implementation.is_limit() {
         if bytes != document.xml.as_slice() {
             bail!(
-                "the bytes are not the document's ({} bytes, not {})",
+                "{what} is not the document ({} bytes, not {})",
                 bytes.len(),
                 document.xml.len()
             );
@@ -318,9 +304,7 @@ pub(crate) fn check_bytes(
             if format!("{message:?}") == expected {
                 Ok(())
             } else {
-                Err(anyhow!(
-                    "the bytes read as {message:?}, not as the document"
-                ))
+                Err(anyhow!("reads {what} back as {message:?}"))
             }
         },
     )?

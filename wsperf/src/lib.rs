@@ -314,17 +314,14 @@ fn measure_all(
                         (None, input.map_or(0, |bytes| bytes.len()))
                     }
                 };
-                rows.push(Row {
-                    document: document.name.clone(),
-                    kind: document.kind.to_string(),
-                    implementation: implementation.name(),
-                    mode: mode.name(),
+                rows.push(Row::new(
+                    document,
+                    implementation,
+                    mode,
                     bytes,
-                    elements: document.n_elements,
                     time,
-                    error: verdict.clone().err(),
-                    vs_streaming: None,
-                });
+                    verdict.clone().err(),
+                ));
             }
         }
     }

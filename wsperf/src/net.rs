@@ -118,34 +118,28 @@ fn serve(mut stream: TcpStream) -> anyhow::Result<()> {
     write_frame(&mut stream, OK, &[], &mut frame)?;
     while let Some(tag) = read_frame(&mut stream, &mut buf)? {
         let answered = match tag {
-            CHECK => {
-                codec::check_bytes(implementation, &document, &buf, &avro).map(|()| (OK, false))
-            }
+            CHECK => codec::check_bytes(implementation, &document, &buf, &avro, "what was sent")
+                .map(|()| (OK, false)),
             DECODE => codec::decode_once(implementation, &document, &buf, &avro, &mut scratch)
                 .map(|()| (OK, false)),
-            ENCODE => codec::encode_once(
-                implementation,
-                &document,
-                &model,
-                &payload,
-                &avro,
-                &mut scratch,
-                &mut out,
-            )
+            // A round trip decodes what it was sent, then answers as ENCODE does.
+            ENCODE | ROUND_TRIP => if tag == ROUND_TRIP {
+                codec::decode_once(implementation, &document, &buf, &avro, &mut scratch)
+            } else {
+                Ok(())
+            }
+            .and_then(|()| {
+                codec::encode_once(
+                    implementation,
+                    &document,
+                    &model,
+                    &payload,
+                    &avro,
+                    &mut scratch,
+                    &mut out,
+                )
+            })
             .map(|()| (BYTES, true)),
-            ROUND_TRIP => codec::decode_once(implementation, &document, &buf, &avro, &mut scratch)
-                .and_then(|()| {
-                    codec::encode_once(
-                        implementation,
-                        &document,
-                        &model,
-                        &payload,
-                        &avro,
-                        &mut scratch,
-                        &mut out,
-                    )
-                })
-                .map(|()| (BYTES, true)),
             other => Err(anyhow!("unknown frame {:?}", char::from(other))),
         };
         match answered {
@@ -282,17 +276,14 @@ pub(crate) fn measure_all(
                         None
                     }
                 };
-                rows.push(Row {
-                    document: document.name.clone(),
-                    kind: document.kind.to_string(),
-                    implementation: implementation.name(),
-                    mode: mode.name(),
+                rows.push(Row::new(
+                    document,
+                    implementation,
+                    mode,
                     bytes,
-                    elements: document.n_elements,
                     time,
-                    error: checked.err().map(|error| format!("{error:#}")),
-                    vs_streaming: None,
-                });
+                    checked.err().map(|error| format!("{error:#}")),
+                ));
             }
         }
     }
@@ -314,8 +305,13 @@ fn check(
     }
     if mode != Mode::Decode {
         link.exchange(ENCODE, &[], BYTES)?;
-        codec::check_bytes(implementation, document, &link.buf, avro)
-            .context("what the relay wrote")?;
+        codec::check_bytes(
+            implementation,
+            document,
+            &link.buf,
+            avro,
+            "what the relay wrote",
+        )?;
     }
     Ok(())
 }

@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::codec::{Implementation, Mode};
+use crate::document::Document;
 use crate::measure::Sample;
 
 /// One document, implementation and mode.
@@ -27,6 +29,28 @@ pub(crate) struct Row {
 }
 
 impl Row {
+    /// The row of `implementation` on `document` in `mode`: timed, or `error` saying why not.
+    pub(crate) fn new(
+        document: &Document,
+        implementation: Implementation,
+        mode: Mode,
+        bytes: usize,
+        time: Option<Sample>,
+        error: Option<String>,
+    ) -> Row {
+        Row {
+            document: document.name.clone(),
+            kind: document.kind.to_string(),
+            implementation: implementation.name(),
+            mode: mode.name(),
+            bytes,
+            elements: document.n_elements,
+            time,
+            error,
+            vs_streaming: None,
+        }
+    }
+
     pub(crate) fn mb_per_s(&self) -> Option<f64> {
         self.time.map(|t| self.bytes as f64 / t.median_ns * 1e3)
     }

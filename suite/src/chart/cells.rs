@@ -34,11 +34,7 @@ fn series<'a>(results: &'a SuiteResults, test: &str, concurrency: u32) -> Vec<Se
             };
             let base = charts::colour(target_idx);
             series.push(Series {
-                name: if results.clients.len() > 1 {
-                    format!("{} ({})", target.name, client.name)
-                } else {
-                    target.name.clone()
-                },
+                name: results.column_title(&target.name, &client.name),
                 colour: if client_idx == 0 {
                     base.to_rgba()
                 } else {

@@ -31,17 +31,16 @@ pub(crate) fn draw(
     let n = cells.len().max(1) as i32;
     let label = |idx: usize| {
         cells.get(idx).map_or_else(String::new, |cell| {
-            let client = if results.clients.len() > 1 {
-                format!(" ({})", cell.key.client)
-            } else {
-                String::new()
-            };
             let concurrency = if results.concurrencies.len() > 1 {
                 format!(" c={}", cell.key.concurrency)
             } else {
                 String::new()
             };
-            format!("{}{concurrency} {}{client}", cell.key.test, cell.key.target)
+            format!(
+                "{}{concurrency} {}",
+                cell.key.test,
+                results.column_title(&cell.key.target, &cell.key.client)
+            )
         })
     };
     let extent = cells
