@@ -5,7 +5,7 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
 #   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli,
-#            encodings_respond (default: all)
+#            encodings_respond, h2_client (default: all)
 #   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
 #            e.g. CPU=1
 #
@@ -21,7 +21,7 @@ root=$(cd "$here/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond)
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client)
 jobs=${JOBS:-1}
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -61,6 +61,14 @@ printf '\005HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nFault\r\n2
 printf '\001HTTP/1.0 100 Continue\r\n\r\nHTTP/1.0 200 OK\r\nConnection: close\r\n\r\nbody' >corpus/http_response/close
 printf -- '-k\0-c\00030\0-n\0001000\0-p\0post_files/getorder20.xml\0-T\0text/xml\0-H\0SOAPAction: x\0http://127.0.0.1:8082/WSTest' >corpus/loadgen_cli/ab
 printf -- '--duration\0002s\0--rate\0001000\0--json\0out.json\0--timeout\0001.5\0http://[::1]:80/' >corpus/loadgen_cli/long
+
+# A server's first frames: SETTINGS, a head and a body, a PING, a window, a GOAWAY.
+mkdir -p corpus/h2_client
+settings='\0\0\014\4\0\0\0\0\0\0\3\0\0\0\144\0\4\0\0\377\377'
+head='\0\0\012\1\4\0\0\0\1\210\17\047\006wstest'
+body='\0\0\005\0\1\0\0\0\1hello'
+printf "\001$settings$head$body" >corpus/h2_client/response
+printf "\002$settings\0\0\010\6\0\0\0\0\0abcdefgh\0\0\004\10\0\0\0\0\0\0\0\1\0\0\0\0\010\7\0\0\0\0\0\0\0\0\1\0\0\0\0" >corpus/h2_client/control
 
 run_target() {
     local target=$1 log="$fuzz/artifacts/$1.log"

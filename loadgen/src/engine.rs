@@ -9,8 +9,9 @@
 //! (pending, connected, complete, failed with a cause, retry); the loop acts on outcomes, and
 //! ab's accounting of them lives in [`ThreadStats`].
 //!
-//! `--http2` runs on the `multiplex` module instead (the h2 crate is async): the same plan,
-//! schedule, statistics and shared state, a tokio runtime a thread.
+//! `--http2` runs on the `multiplex` module instead (a task a connection on a tokio runtime a
+//! thread, the protocol in [`crate::http2`]): the same plan, schedule, statistics and shared
+//! state.
 //!
 //! A request costs one `write` and one `read` in the common case: the request bytes are built
 //! once, the connection stays registered for both directions for its whole life, and a read

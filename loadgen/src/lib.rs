@@ -3,7 +3,7 @@
 //! is a thin shell over [`cli`], [`front`] and the `suite` crate.
 //!
 //! # Map
-//! Leaves (they use no other module): [`duration`], [`url`], [`pace`], [`http`].
+//! Leaves (they use no other module): [`duration`], [`url`], [`pace`], [`http`], [`http2`].
 //! - [`options`]: what a run is asked to do, in typed groups; [`options::TestIdentity`].
 //! - [`cli`]: ab's command line (and loadgen's long options, and merge's) into [`options`].
 //! - [`usage`]: the usage text.
@@ -14,9 +14,11 @@
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `request`: the request bytes, built once.
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
+//! - [`http2`]: a sans-IO HTTP/2 client for one request sent again and again: frames, flow
+//!   control, HPACK (the request's block encoded once).
 //! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
 //!   connection turns readiness into an outcome and counts nothing, over TCP or TLS (rustls by
-//!   hand); `--http2` on the h2 crate, a tokio runtime a thread; the plan and shared state.
+//!   hand); `--http2` on [`http2`], a tokio runtime a thread; the plan and shared state.
 //! - `schedule`: which request a thread sends next and when (claims, warm-up, time limit,
 //!   `--rate`); no IO, no clock, unit-tested with made-up instants.
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
@@ -36,6 +38,7 @@ pub mod duration;
 pub mod engine;
 pub mod front;
 pub mod http;
+pub mod http2;
 pub mod json;
 pub mod load;
 pub mod merge;

@@ -69,9 +69,11 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     let request_bytes = request::build(target, request, body.as_deref());
     let http2 = match request.http2 {
         true => Some(Http2Plan {
-            head: request::build_h2(target, request, body.as_deref())
-                .map_err(anyhow::Error::msg)?,
-            body: body.clone().map(bytes::Bytes::from).unwrap_or_default(),
+            request: Arc::new(crate::http2::Request {
+                blocks: request::build_h2(target, request, body.as_deref())
+                    .map_err(anyhow::Error::msg)?,
+                body: body.clone().unwrap_or_default(),
+            }),
             streams: load.streams.unwrap_or(1) as usize,
             head_method: request.method == http::Method::HEAD,
             sent_len: request_bytes.bytes.len() as u64,

@@ -53,30 +53,52 @@ pub(crate) fn build(target: &Target, request: &RequestOptions, body: Option<&[u8
     }
 }
 
-/// The same request for HTTP/2: `:authority` from the Host field, the other fields but those
-/// HTTP/2 forbids (RFC 9113 8.2.2), names in lower case. `None` names a field HTTP/2 cannot
-/// carry.
+/// The same request for HTTP/2, as HPACK blocks encoded once: `:authority` from the Host
+/// field, the other fields but those HTTP/2 forbids (RFC 9113 8.2.2), names in lower case. The
+/// error names a field HTTP/2 cannot carry.
 pub(crate) fn build_h2(
     target: &Target,
     request: &RequestOptions,
     body: Option<&[u8]>,
-) -> Result<http::Request<()>, String> {
+) -> Result<crate::http2::hpack::Blocks, String> {
     let url = &target.url;
     let mut authority = url.host_field();
-    let mut builder = http::Request::builder().method(request.method.clone());
+    let mut regular = Vec::new();
     for (name, value) in fields(target, request, body) {
-        let value = value.trim();
+        let value = value.trim().to_owned();
         match name.trim().to_ascii_lowercase().as_str() {
-            "host" => authority = value.to_owned(),
+            "host" => authority = value,
             "connection" | "keep-alive" | "proxy-connection" | "transfer-encoding" | "upgrade" => {}
-            lower => builder = builder.header(lower, value),
+            lower => {
+                // The http crate's rules for a field's name and value: what HTTP/2 may carry.
+                http::HeaderName::from_bytes(lower.as_bytes())
+                    .map_err(|_| format!("the request cannot be sent over HTTP/2: the field name {lower:?} is invalid"))?;
+                http::HeaderValue::from_str(&value).map_err(|_| {
+                    format!(
+                        "the request cannot be sent over HTTP/2: the value of {lower} is invalid"
+                    )
+                })?;
+                regular.push((lower.to_owned(), value));
+            }
         }
     }
-    let uri = format!("{}://{authority}{}", url.scheme.as_str(), url.path);
-    builder
-        .uri(uri.as_str())
-        .body(())
-        .map_err(|error| format!("the request cannot be sent over HTTP/2: {error}"))
+    let path = if url.path.is_empty() {
+        "/"
+    } else {
+        url.path.as_str()
+    };
+    let pseudo = [
+        (":method", request.method.as_str()),
+        (":scheme", url.scheme.as_str()),
+        (":authority", authority.as_str()),
+        (":path", path),
+    ];
+    let regular = regular
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_str()));
+    Ok(crate::http2::hpack::encode_request(
+        pseudo.into_iter().chain(regular),
+    ))
 }
 
 /// The header fields of a request, in ab's order, each value as it goes after the colon.

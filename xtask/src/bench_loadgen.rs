@@ -11,7 +11,9 @@
 //! key exchange. `--new-connections`: no keep-alive, each request on a connection of its own
 //! (over TLS, a full handshake each, as ab makes them). The floor speaks neither.
 //! `--http2`: loadgen `--http2 --streams 10` beside h2load `-m 10` (h2c, or h2 with `--tls`),
-//! both on one thread with 30 connections.
+//! both on one thread with 30 connections; over TLS loadgen asks for TLS_AES_128_GCM_SHA256,
+//! the suite h2load (nghttp2) puts first, where loadgen's default is ab's (OpenSSL's)
+//! TLS_AES_256_GCM_SHA384, so that both pay for the same cipher.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -192,6 +194,12 @@ fn command_of(
             .chain(
                 args.tls
                     .then(|| ["--tls-groups".to_owned(), "X25519".to_owned()])
+                    .into_iter()
+                    .flatten(),
+            )
+            .chain(
+                (args.tls && args.http2)
+                    .then(|| ["-Z".to_owned(), "TLS_AES_128_GCM_SHA256".to_owned()])
                     .into_iter()
                     .flatten(),
             )

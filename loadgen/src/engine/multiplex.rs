@@ -1,14 +1,17 @@
 //! `--http2`: one thread's connections as HTTP/2, each carrying up to `--streams` requests at
-//! once, with the h2 crate on a single-threaded tokio runtime of the thread's own (h2 is
-//! async; the HTTP/1 loop's hand-driven mio stays as it is). What a request is, when it goes
-//! and how it counts are the HTTP/1 loop's: the same [`Schedule`], [`ThreadStats`] and
-//! [`Shared`], so reports, JSON, checks, `--rate`, `--shard` and merge read alike.
+//! once: the sans-IO [`crate::http2::Client`] for the protocol, a task a connection on a
+//! single-threaded tokio runtime of the thread's own for the IO (tokio-rustls for TLS). What a
+//! request is, when it goes and how it counts are the HTTP/1 loop's: the same [`Schedule`],
+//! [`ThreadStats`] and [`Shared`], so reports, JSON, checks, `--rate`, `--shard` and merge read
+//! alike.
 //!
-//! Each connection has `--streams` slots. In a closed loop a slot sends its next request as
-//! soon as its last one is answered; under `--rate` a dispatcher hands each send time to an
-//! idle slot, and a send with no idle slot waits for one, its latency counted from its time.
-//! A connection that fails fails its streams' requests and opens anew for the next ones.
+//! Each connection has `--streams` slots (fewer if the server's SETTINGS say so). In a closed
+//! loop a slot sends its next request as soon as its last one is answered; under `--rate` a
+//! dispatcher hands each send time to a connection with an idle slot (its [`Inbox`]), and a
+//! send with no idle slot waits for one, its latency counted from its time. A connection that
+//! fails fails its streams' requests and opens anew for the next ones.
 
+mod carry;
 mod open;
 
 use std::cell::{Cell, RefCell};
@@ -17,19 +20,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use futures_util::StreamExt as _;
-use futures_util::stream::FuturesUnordered;
-use h2::client::SendRequest;
+use std::task::{Poll, Waker};
+
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
 
-use self::open::open;
+use self::open::{Opened, open};
 use super::shared::{Plan, Shared};
-use crate::http::ResponseParser;
 use crate::schedule::Schedule;
-use crate::stats::{Completion, Failure, LATE_AFTER_US, Sample, ThreadStats};
+use crate::stats::{Failure, LATE_AFTER_US, ThreadStats};
 
 /// Flow-control windows: large enough that a 100-item answer (about 20 KB) never waits for a
 /// WINDOW_UPDATE, on a connection carrying `--streams` of them.
@@ -52,8 +52,9 @@ struct Loop {
     stats: RefCell<ThreadStats>,
     completed: Cell<u64>,
     failed: Cell<u64>,
-    /// `--rate`: slots waiting for a send time, and the dispatcher's wake-up when one frees.
-    idle: RefCell<VecDeque<(oneshot::Sender<Option<Job>>, Instant)>>,
+    /// `--rate`: idle slots, by their connection's inbox, each with the instant it became
+    /// idle; and the dispatcher's wake-up when one frees.
+    idle: RefCell<VecDeque<(Rc<Inbox>, Instant)>>,
     slot_freed: Notify,
     /// The stream of work ended (no more to claim, or stopped).
     done: Cell<bool>,
@@ -156,20 +157,58 @@ async fn drive(state: Rc<Loop>, n_connections: usize) {
     }
 }
 
+/// Where `--rate`'s dispatcher leaves a connection's send times.
+#[derive(Default)]
+struct Inbox {
+    jobs: RefCell<VecDeque<Job>>,
+    /// This connection's idle slots in [`Loop::idle`].
+    offered: Cell<usize>,
+    /// The connection is gone: its offers are void.
+    closed: Cell<bool>,
+    /// The connection's task, waiting.
+    waker: RefCell<Option<Waker>>,
+}
+
+impl Inbox {
+    fn wake(&self) {
+        if let Some(waker) = self.waker.borrow_mut().take() {
+            waker.wake();
+        }
+    }
+
+    /// Whether the connection has something to act on: a job, or the end of the work.
+    fn poll_ready(&self, state: &Loop, waker: &Waker) -> bool {
+        if !self.jobs.borrow().is_empty() || state.done.get() {
+            return true;
+        }
+        *self.waker.borrow_mut() = Some(waker.clone());
+        false
+    }
+}
+
 impl Loop {
-    /// The next request for a free slot: at once in a closed loop, at its send time under
-    /// `--rate` (from the dispatcher). `None` when there is no more work.
-    async fn next_job(&self) -> Option<Job> {
+    /// The request that opens a connection: at once in a closed loop, at its send time under
+    /// `--rate`. `None` when there is no more work.
+    async fn first_job(&self, inbox: &Rc<Inbox>) -> Option<Job> {
         if self.done.get() {
             return None;
         }
-        if self.schedule.borrow().paced() {
-            let (sender, receiver) = oneshot::channel();
-            self.idle.borrow_mut().push_back((sender, Instant::now()));
-            self.slot_freed.notify_one();
-            return receiver.await.ok().flatten();
+        if !self.schedule.borrow().paced() {
+            return self.claim(Instant::now());
         }
-        let now = Instant::now();
+        self.offer(inbox, Instant::now());
+        std::future::poll_fn(|cx| {
+            if inbox.poll_ready(self, cx.waker()) {
+                Poll::Ready(inbox.jobs.borrow_mut().pop_front())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await
+    }
+
+    /// A closed loop's next request, now; `None` (and the work done) when there is none.
+    fn claim(&self, now: Instant) -> Option<Job> {
         let claimed =
             self.schedule
                 .borrow_mut()
@@ -186,11 +225,19 @@ impl Loop {
         }
     }
 
-    /// No more work: idle slots are told so.
+    /// `--rate`: an idle slot of `inbox`'s connection, offered to the dispatcher.
+    fn offer(&self, inbox: &Rc<Inbox>, now: Instant) {
+        inbox.offered.set(inbox.offered.get() + 1);
+        self.idle.borrow_mut().push_back((Rc::clone(inbox), now));
+        self.slot_freed.notify_one();
+    }
+
+    /// No more work: connections waiting for a send time are told so.
     fn finish(&self) {
         self.done.set(true);
-        for (slot, _) in self.idle.borrow_mut().drain(..) {
-            let _ = slot.send(None);
+        for (inbox, _) in self.idle.borrow_mut().drain(..) {
+            inbox.offered.set(inbox.offered.get() - 1);
+            inbox.wake();
         }
     }
 
@@ -304,19 +351,23 @@ async fn dispatch(state: Rc<Loop>) {
             }
             continue;
         }
-        let Some((slot, free_since)) = state.idle.borrow_mut().pop_front() else {
+        let Some((inbox, free_since)) = state.idle.borrow_mut().pop_front() else {
             // Every slot is busy: the send waits for one, its latency counted from its time.
             state.slot_freed.notified().await;
             continue;
         };
+        inbox.offered.set(inbox.offered.get() - 1);
+        if inbox.closed.get() {
+            continue;
+        }
         let claimed =
             state
                 .schedule
                 .borrow_mut()
                 .claim(now, &state.shared.remaining, state.shared.stopped());
         let Some(counted) = claimed else {
-            let _ = slot.send(None);
             state.finish();
+            inbox.wake();
             return;
         };
         let intended = state.schedule.borrow_mut().advance();
@@ -327,216 +378,38 @@ async fn dispatch(state: Rc<Loop>) {
                 stats.counters.late_client += 1;
             }
         }
-        if let Err(Some(job)) = slot.send(Some(Job { counted, intended })) {
-            // The slot's connection went away meanwhile: the request fails as it would on it.
-            state.fail(job, Failure::Connect);
-        }
+        inbox.jobs.borrow_mut().push_back(Job { counted, intended });
+        inbox.wake();
     }
 }
 
 /// One connection, opened (and reopened after a failure) while there is work, carrying its
 /// slots' requests.
 async fn connection(state: Rc<Loop>) {
-    let streams = state.plan.http2.as_ref().map_or(1, |h2| h2.streams);
     while !state.done.get() && !state.shared.stopped() {
+        let inbox = Rc::new(Inbox::default());
         // The first request decides whether a connection is worth opening.
-        let Some(first) = state.next_job().await else {
+        let Some(first) = state.first_job(&inbox).await else {
             return;
         };
         let start = Instant::now();
-        let (sender, mut driver) = match open(&state).await {
-            Ok(opened) => opened,
+        match open(&state).await {
+            Ok(Opened::Plain(tcp)) => carry::carry(&state, tcp, &inbox, first, start).await,
+            Ok(Opened::Tls(tls)) => carry::carry(&state, *tls, &inbox, first, start).await,
             Err(failure) => {
                 state.fail(first, Failure::Connect);
                 if let Some(error) = failure {
                     state.shared.connect_failed(Some(&error));
                 }
-                continue;
-            }
-        };
-        state.shared.connected();
-        let connected = Instant::now();
-        let answered = Rc::new(Cell::new(false));
-        // The connection's IO and its streams in this one task: a stream woken by the
-        // connection is polled without a trip through the scheduler (measured: 0.9 µs of user
-        // time a request more than h2load with a task each).
-        let mut slots: FuturesUnordered<_> = (0..streams)
-            .map(|slot| {
-                let job = (slot == 0).then_some((first, start, connected));
-                run_slot(Rc::clone(&state), sender.clone(), Rc::clone(&answered), job)
-            })
-            .collect();
-        drop(sender);
-        let mut driving = true;
-        loop {
-            tokio::select! {
-                // When the connection ends, its streams fail, and are counted so.
-                () = &mut driver, if driving => driving = false,
-                slot = slots.next() => if slot.is_none() {
-                    break;
-                },
             }
         }
-    }
-}
-
-/// One stream slot: requests one after another on `sender` until there is no more work or
-/// the connection fails. `first`: the request that opened the connection, with its start
-/// and the moment the connection was ready (ab's Connect time).
-async fn run_slot(
-    state: Rc<Loop>,
-    sender: SendRequest<Bytes>,
-    answered: Rc<Cell<bool>>,
-    first: Option<(Job, Instant, Instant)>,
-) {
-    let mut first = first;
-    loop {
-        let (job, start, connected) = match first.take() {
-            Some(opened) => opened,
-            None => {
-                let Some(job) = state.next_job().await else {
-                    return;
-                };
-                let now = Instant::now();
-                (job, now, now)
-            }
-        };
-        if !exchange(&state, &sender, &answered, job, start, connected).await {
-            // The connection is gone: the connection task opens another.
-            return;
+        // Send times handed to this connection after it failed fail as they would on it.
+        inbox.closed.set(true);
+        let left: Vec<Job> = inbox.jobs.borrow_mut().drain(..).collect();
+        for job in left {
+            state.fail(job, Failure::Connect);
         }
     }
-}
-
-/// Sends one request and reads its answer. Returns whether the connection still works.
-async fn exchange(
-    state: &Loop,
-    sender: &SendRequest<Bytes>,
-    answered: &Cell<bool>,
-    job: Job,
-    start: Instant,
-    connected: Instant,
-) -> bool {
-    let plan = &state.plan;
-    let Some(h2) = plan.http2.as_ref() else {
-        return false;
-    };
-    let work = async {
-        let failed = |failure: Failure| move |error: h2::Error| (failure, Some(error));
-        let mut sender = sender
-            .clone()
-            .ready()
-            .await
-            .map_err(failed(Failure::Write))?;
-        let end_of_stream = h2.body.is_empty();
-        let (response, mut body_out) = sender
-            .send_request(h2.head.clone(), end_of_stream)
-            .map_err(failed(Failure::Write))?;
-        if !end_of_stream {
-            body_out
-                .send_data(h2.body.clone(), true)
-                .map_err(failed(Failure::Write))?;
-        }
-        let written_at = Instant::now();
-        let response = response.await.map_err(failed(Failure::Receive))?;
-        let first_byte = Instant::now();
-        Ok::<_, (Failure, Option<h2::Error>)>((written_at, first_byte, response))
-    };
-    let deadline = plan.checks.request_timeout.map(|timeout| start + timeout);
-    let outcome = match deadline {
-        Some(deadline) => match tokio::time::timeout_at(deadline.into(), work).await {
-            Ok(outcome) => outcome,
-            Err(_) => Err((Failure::Timeout, None)),
-        },
-        None => work.await,
-    };
-    let (written_at, first_byte, response) = match outcome {
-        Ok(exchanged) => exchanged,
-        Err((failure, error)) => {
-            // A connection that failed its first answer at HTTP/2's own level (not a reset
-            // stream, not the socket): the server does not speak HTTP/2.
-            if let Some(error) = &error
-                && !answered.get()
-                && (error.is_library() || error.is_go_away())
-            {
-                state.h2_refused(error);
-            }
-            state.fail(job, failure);
-            return failure == Failure::Timeout;
-        }
-    };
-    answered.set(true);
-    state.last_event.set(Instant::now());
-    let mut parser = ResponseParser::new();
-    parser.start(h2.head_method, state.shared.awaiting_first_response());
-    let (head, mut body) = response.into_parts();
-    // The head's size as HTTP/1.1 text would have it: ab's "Total transferred" counts heads.
-    let head_len = 17
-        + head
-            .headers
-            .iter()
-            .map(|(name, value)| name.as_str().len() + value.len() + 4)
-            .sum::<usize>() as u64;
-    let server = head
-        .headers
-        .get(http::header::SERVER)
-        .map(|value| value.as_bytes());
-    parser.framed_head(head.status.as_u16(), head_len, server);
-    let read_body = async {
-        while let Some(chunk) = body.data().await {
-            let chunk = chunk.map_err(|_| Failure::Receive)?;
-            let _ = body.flow_control().release_capacity(chunk.len());
-            parser.framed_data(&chunk, &plan.body_checks);
-        }
-        Ok::<_, Failure>(())
-    };
-    let read = match deadline {
-        Some(deadline) => tokio::time::timeout_at(deadline.into(), read_body)
-            .await
-            .unwrap_or(Err(Failure::Timeout)),
-        None => read_body.await,
-    };
-    if let Err(failure) = read {
-        state.fail(job, failure);
-        return failure == Failure::Timeout;
-    }
-    parser.framed_end(&plan.body_checks);
-    let now = Instant::now();
-    state.last_event.set(now);
-    let response = *parser.response();
-    let document_length = state
-        .shared
-        .document_length(response.body_len, || parser.take_server());
-    if job.counted {
-        let measure_start = state.schedule.borrow().measure_start;
-        let sample = Sample {
-            start_s: start.saturating_duration_since(measure_start).as_secs() as u32,
-            connect_us: micros(connected - start),
-            wait_us: micros(first_byte.saturating_duration_since(written_at)),
-            total_us: micros(now - start),
-        };
-        let completion = Completion {
-            response: &response,
-            bytes_in: response.head_len + response.body_len,
-            kept_alive: true,
-            document_length: (!plan.checks.variable_length).then_some(document_length),
-            expect_status: plan.checks.expect_status.map(|status| status.as_u16()),
-            sample,
-            corrected_us: plan
-                .rate
-                .map(|_| (now - job.intended.min(start)).as_micros() as u64),
-            at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
-        };
-        let mut stats = state.stats.borrow_mut();
-        if stats.count_complete(completion) {
-            state.failed.set(state.failed.get() + 1);
-        }
-        stats.counters.bytes_sent += h2.sent_len;
-        drop(stats);
-        state.completed.set(state.completed.get() + 1);
-        state.publish();
-    }
-    true
 }
 
 fn micros(duration: Duration) -> u32 {

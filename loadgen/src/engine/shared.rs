@@ -86,8 +86,8 @@ pub struct TlsPlan {
 /// The request of an `--http2` run, built once.
 #[derive(Debug)]
 pub struct Http2Plan {
-    pub head: http::Request<()>,
-    pub body: bytes::Bytes,
+    /// The header block (encoded once) and the body every stream sends.
+    pub request: Arc<crate::http2::Request>,
     /// `--streams`: requests a connection carries at once.
     pub streams: usize,
     /// Whether the response will have no body (HEAD).

@@ -4,6 +4,7 @@
 
 mod cli;
 mod http;
+mod http2;
 mod merge;
 mod report;
 mod stats;

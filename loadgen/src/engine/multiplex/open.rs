@@ -1,71 +1,52 @@
-//! Opening an `--http2` connection: TCP, TLS with ALPN h2 or h2c with prior knowledge, and
-//! HTTP/2's own handshake; and what each failure means for the run (a server that will never
-//! speak HTTP/2 ends it, saying so).
+//! Opening an `--http2` connection: TCP, and TLS with ALPN h2 (h2c with prior knowledge needs
+//! nothing more: the preface goes with the first request); and what each failure means for
+//! the run (a server that will never speak HTTP/2 ends it, saying so).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
-use bytes::Bytes;
-use h2::client::SendRequest;
 use tokio::net::TcpStream;
 
-use super::{CONNECTION_WINDOW, Loop, STREAM_WINDOW};
+use super::Loop;
+use crate::http2::Http2Error;
+use crate::http2::client::GoAway;
 
-/// A connection's IO, which must be polled for its streams to move.
-pub(super) type Driver = Pin<Box<dyn Future<Output = ()>>>;
+/// An open connection's byte stream.
+pub(super) enum Opened {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
 
-/// Opens a connection: TCP, TLS with ALPN h2 (or h2c with prior knowledge on plain TCP), and
-/// HTTP/2's preface and settings. `Err(Some)`: the socket failed; `Err(None)`: the failure
-/// ended the run already (a server that will never speak HTTP/2).
-pub(super) async fn open(
-    state: &Loop,
-) -> Result<(SendRequest<Bytes>, Driver), Option<std::io::Error>> {
+/// Opens a connection: TCP, and TLS with ALPN h2 on https. `Err(Some)`: the socket failed;
+/// `Err(None)`: the failure ended the run already (a server that will never speak HTTP/2).
+pub(super) async fn open(state: &Loop) -> Result<Opened, Option<std::io::Error>> {
     let plan = &state.plan;
     let tcp = TcpStream::connect(plan.addr).await.map_err(Some)?;
     tcp.set_nodelay(true).map_err(Some)?;
-    let mut builder = h2::client::Builder::new();
-    builder
-        .initial_window_size(STREAM_WINDOW)
-        .initial_connection_window_size(CONNECTION_WINDOW);
-    let result = match &plan.tls {
-        Some(tls) => {
-            let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
-            let stream = connector
-                .connect(tls.server_name.clone(), tcp)
-                .await
-                .map_err(|error| state.handshake_error(error))?;
-            let (_, connection) = stream.get_ref();
-            state.tls_handshake(connection);
-            if connection.alpn_protocol() != Some(tls::ALPN_H2) {
-                let chose = connection
-                    .alpn_protocol()
-                    .map_or("no protocol".to_owned(), |p| {
-                        String::from_utf8_lossy(p).into_owned()
-                    });
-                state.shared.abort(
-                    format!(
-                        "--http2: the server did not agree to HTTP/2 over TLS (ALPN chose {chose}); it may speak HTTP/1.1 only"
-                    ),
-                    1,
-                );
-                return Err(None);
-            }
-            builder.handshake(stream).await.map(|(sender, driver)| {
-                let driver: Driver = Box::pin(async move {
-                    let _ = driver.await;
-                });
-                (sender, driver)
-            })
-        }
-        None => builder.handshake(tcp).await.map(|(sender, driver)| {
-            let driver: Driver = Box::pin(async move {
-                let _ = driver.await;
-            });
-            (sender, driver)
-        }),
+    let Some(tls) = &plan.tls else {
+        return Ok(Opened::Plain(tcp));
     };
-    result.map_err(|error| state.h2_refused(&error))
+    let connector = tokio_rustls::TlsConnector::from(Arc::clone(&tls.config));
+    let stream = connector
+        .connect(tls.server_name.clone(), tcp)
+        .await
+        .map_err(|error| state.handshake_error(error))?;
+    let (_, connection) = stream.get_ref();
+    state.tls_handshake(connection);
+    if connection.alpn_protocol() != Some(tls::ALPN_H2) {
+        let chose = connection
+            .alpn_protocol()
+            .map_or("no protocol".to_owned(), |p| {
+                String::from_utf8_lossy(p).into_owned()
+            });
+        state.shared.abort(
+            format!(
+                "--http2: the server did not agree to HTTP/2 over TLS (ALPN chose {chose}); it may speak HTTP/1.1 only"
+            ),
+            1,
+        );
+        return Err(None);
+    }
+    Ok(Opened::Tls(Box::new(stream)))
 }
 
 impl Loop {
@@ -110,13 +91,9 @@ impl Loop {
             u64::from(connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed));
     }
 
-    /// HTTP/2's own handshake failed: a server that does not speak it ends the run, saying so.
-    pub(super) fn h2_refused(&self, error: &h2::Error) -> Option<std::io::Error> {
-        if error.is_io() {
-            return error
-                .get_io()
-                .map(|io| std::io::Error::new(io.kind(), io.to_string()));
-        }
+    /// A connection that never completed a response ended at HTTP/2's own level: the server
+    /// does not speak it (or refuses us), and the run ends saying so.
+    pub(super) fn h2_refused(&self, why: &str) {
         let how = if self.plan.tls.is_some() {
             "over TLS"
         } else {
@@ -124,10 +101,30 @@ impl Loop {
         };
         self.shared.abort(
             format!(
-                "--http2: the server does not speak HTTP/2 ({how}; it may speak HTTP/1.1 only): {error}"
+                "--http2: the server does not speak HTTP/2 ({how}; it may speak HTTP/1.1 only): {why}"
             ),
             1,
         );
-        None
     }
+}
+
+/// Why a connection that never completed a response ended, if at HTTP/2's level.
+pub(super) fn refusal(
+    error: Option<&Http2Error>,
+    goaway: Option<&GoAway>,
+    heard_from: bool,
+) -> Option<String> {
+    if let Some(error) = error {
+        return Some(error.to_string());
+    }
+    if let Some(goaway) = goaway
+        && goaway.code != crate::http2::client::code::NO_ERROR
+    {
+        return Some(format!(
+            "it sent GOAWAY ({}) \"{}\"",
+            crate::http2::client::code::name(goaway.code),
+            String::from_utf8_lossy(&goaway.debug)
+        ));
+    }
+    (!heard_from).then(|| "it closed the connection without a frame".to_owned())
 }

@@ -1,0 +1,268 @@
+//! One open connection's life: requests into [`Client`], its bytes to the socket, the socket's
+//! bytes back through it, and each stream's end counted. One task does it all, writing and
+//! reading in one poll, so a read that completes several streams refills them and sends the
+//! new requests in one write.
+
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Instant;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::open::refusal;
+use super::{CONNECTION_WINDOW, Inbox, Job, Loop, STREAM_WINDOW, micros};
+use crate::http::ResponseParser;
+use crate::http2::client::Windows;
+use crate::http2::{Client, Event, Http2Error};
+use crate::stats::{Completion, Failure, Sample};
+
+/// The read buffer of a connection: a few responses of 100 items.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// A request in flight on a stream.
+#[derive(Debug)]
+struct InFlight {
+    job: Job,
+    start: Instant,
+    /// When its connection was ready (ab's Connect time ends there).
+    connected: Instant,
+    /// When it was handed to the socket, and when its head came.
+    written: Instant,
+    first_byte: Instant,
+    parser: ResponseParser,
+}
+
+/// What woke the connection.
+enum Wake {
+    Read(usize),
+    Failed,
+    /// `--rate` gave it work, or the work ended.
+    Inbox,
+    /// A request's `--timeout` passed.
+    Timer,
+}
+
+/// Carries requests on `io` until the work ends or the connection does. `first` is the
+/// request that opened it, due since `start`.
+pub(super) async fn carry<IO>(
+    state: &Loop,
+    mut io: IO,
+    inbox: &Rc<Inbox>,
+    first: Job,
+    start: Instant,
+) where
+    IO: AsyncRead + AsyncWrite + Unpin,
+{
+    let plan = &state.plan;
+    let Some(h2) = plan.http2.as_ref() else {
+        return;
+    };
+    state.shared.connected();
+    let paced = state.schedule.borrow().paced();
+    let windows = Windows {
+        stream: STREAM_WINDOW,
+        connection: CONNECTION_WINDOW,
+    };
+    let mut client = Client::new(Arc::clone(&h2.request), windows);
+    let connected = Instant::now();
+    client.open(state.in_flight(first, start, connected));
+    let mut answered = false;
+    let mut buffer = vec![0u8; READ_BUFFER];
+    let mut written = 0usize;
+    let mut flushing = false;
+    let mut timer = plan
+        .checks
+        .request_timeout
+        .map(|_| Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())));
+    let mut error: Option<Http2Error> = None;
+    loop {
+        let now = Instant::now();
+        let capacity = h2.streams.min(client.peer_max_streams());
+        while client.open_streams() < capacity && client.can_open() {
+            let job = if paced {
+                inbox.jobs.borrow_mut().pop_front()
+            } else {
+                state.claim(now)
+            };
+            let Some(job) = job else {
+                break;
+            };
+            client.open(state.in_flight(job, now, now));
+        }
+        if paced && !state.done.get() && !client.exhausted() {
+            let busy = client.open_streams() + inbox.jobs.borrow().len() + inbox.offered.get();
+            for _ in busy..capacity {
+                state.offer(inbox, now);
+            }
+        }
+        if client.open_streams() == 0
+            && (state.done.get() || client.exhausted() || state.shared.stopped())
+        {
+            return;
+        }
+        if let (Some(timer), Some(timeout)) = (&mut timer, plan.checks.request_timeout) {
+            let earliest = client.streams().map(|(_, flight)| flight.start).min();
+            if let Some(earliest) = earliest {
+                timer.as_mut().reset((earliest + timeout).into());
+            }
+        }
+        let wake = std::future::poll_fn(|cx| {
+            let out = client.output();
+            while written < out.len() {
+                match Pin::new(&mut io).poll_write(cx, &out[written..]) {
+                    Poll::Ready(Ok(0)) => {
+                        return Poll::Ready(Wake::Failed);
+                    }
+                    Poll::Ready(Ok(n)) => written += n,
+                    Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
+                    Poll::Pending => break,
+                }
+            }
+            if written > 0 && written == out.len() {
+                out.clear();
+                written = 0;
+                flushing = true;
+            }
+            if flushing {
+                match Pin::new(&mut io).poll_flush(cx) {
+                    Poll::Ready(Ok(())) => flushing = false,
+                    Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
+                    Poll::Pending => {}
+                }
+            }
+            let mut read = ReadBuf::new(&mut buffer);
+            match Pin::new(&mut io).poll_read(cx, &mut read) {
+                Poll::Ready(Ok(())) => return Poll::Ready(Wake::Read(read.filled().len())),
+                Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
+                Poll::Pending => {}
+            }
+            if paced && inbox.poll_ready(state, cx.waker()) {
+                return Poll::Ready(Wake::Inbox);
+            }
+            if let Some(timer) = &mut timer
+                && client.open_streams() > 0
+                && timer.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(Wake::Timer);
+            }
+            Poll::Pending
+        })
+        .await;
+        match wake {
+            Wake::Read(0) | Wake::Failed => break,
+            Wake::Read(n) => {
+                let now = Instant::now();
+                state.last_event.set(now);
+                let received = client.receive(&buffer[..n], |event| match event {
+                    Event::Head {
+                        user,
+                        status,
+                        head_len,
+                        server,
+                    } => {
+                        answered = true;
+                        user.first_byte = now;
+                        user.parser.framed_head(status, head_len, server);
+                    }
+                    Event::Data { user, data } => user.parser.framed_data(data, &plan.body_checks),
+                    Event::End(flight) => state.complete(flight, now),
+                    Event::Reset { user, .. } => state.fail(user.job, Failure::Receive),
+                });
+                if let Err(failure) = received {
+                    error = Some(failure);
+                    // The GOAWAY that says why, if the socket takes it at once.
+                    let out = client.output();
+                    let _ = std::future::poll_fn(|cx| {
+                        Poll::Ready(Pin::new(&mut io).poll_write(cx, &out[written..]))
+                    })
+                    .await;
+                    break;
+                }
+            }
+            Wake::Inbox => {}
+            Wake::Timer => {
+                let now = Instant::now();
+                let Some(timeout) = plan.checks.request_timeout else {
+                    continue;
+                };
+                let expired: Vec<u32> = client
+                    .streams()
+                    .filter(|(_, flight)| flight.start + timeout <= now)
+                    .map(|(id, _)| id)
+                    .collect();
+                for id in expired {
+                    if let Some(flight) = client.cancel(id) {
+                        state.fail(flight.job, Failure::Timeout);
+                    }
+                }
+            }
+        }
+    }
+    // The connection ended: what was in flight failed with it.
+    if !answered && let Some(why) = refusal(error.as_ref(), client.goaway(), client.heard_from()) {
+        state.h2_refused(&why);
+    }
+    let left: Vec<InFlight> = client.take_streams().collect();
+    for flight in left {
+        state.fail(flight.job, Failure::Receive);
+    }
+}
+
+impl Loop {
+    fn in_flight(&self, job: Job, start: Instant, connected: Instant) -> InFlight {
+        let mut parser = ResponseParser::new();
+        let head_method = self.plan.http2.as_ref().is_some_and(|h2| h2.head_method);
+        parser.start(head_method, self.shared.awaiting_first_response());
+        InFlight {
+            job,
+            start,
+            connected,
+            written: connected,
+            first_byte: connected,
+            parser,
+        }
+    }
+
+    /// A stream's response is complete: counted as the HTTP/1 loop counts one.
+    fn complete(&self, mut flight: InFlight, now: Instant) {
+        let plan = &self.plan;
+        flight.parser.framed_end(&plan.body_checks);
+        self.last_event.set(now);
+        let response = *flight.parser.response();
+        let document_length = self
+            .shared
+            .document_length(response.body_len, || flight.parser.take_server());
+        if flight.job.counted {
+            let measure_start = self.schedule.borrow().measure_start;
+            let start = flight.start;
+            let sample = Sample {
+                start_s: start.saturating_duration_since(measure_start).as_secs() as u32,
+                connect_us: micros(flight.connected - start),
+                wait_us: micros(flight.first_byte.saturating_duration_since(flight.written)),
+                total_us: micros(now - start),
+            };
+            let completion = Completion {
+                response: &response,
+                bytes_in: response.head_len + response.body_len,
+                kept_alive: true,
+                document_length: (!plan.checks.variable_length).then_some(document_length),
+                expect_status: plan.checks.expect_status.map(|status| status.as_u16()),
+                sample,
+                corrected_us: plan
+                    .rate
+                    .map(|_| (now - flight.job.intended.min(start)).as_micros() as u64),
+                at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
+            };
+            let mut stats = self.stats.borrow_mut();
+            if stats.count_complete(completion) {
+                self.failed.set(self.failed.get() + 1);
+            }
+            stats.counters.bytes_sent += plan.http2.as_ref().map_or(0, |h2| h2.sent_len);
+            drop(stats);
+            self.completed.set(self.completed.get() + 1);
+            self.publish();
+        }
+    }
+}
