@@ -12,6 +12,8 @@ use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
 use crate::certs::TestCerts;
 
+mod h2;
+
 /// What the server does with each request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Behaviour {
@@ -58,6 +60,16 @@ pub enum Behaviour {
     /// last [`CAPACITY_WINDOW`] number at most its share of this many a second, and after
     /// [`OVERLOAD_DELAY`] past that.
     Capacity(u32),
+    /// HTTP/2 (h2c with prior knowledge): [`BODY`] to this many requests a connection, then a
+    /// GOAWAY naming the last one answered and the end of the connection; the streams it did
+    /// not answer were refused unprocessed (nginx's keepalive_requests does this).
+    H2GoAwayAfter(u32),
+    /// HTTP/2: each connection's first stream reset with REFUSED_STREAM unprocessed, the rest
+    /// answered.
+    H2RefuseFirst,
+    /// HTTP/2: a GOAWAY with last stream 0 as soon as the preface is in: nothing is ever
+    /// processed.
+    H2RefuseAll,
 }
 
 /// [`Behaviour::Capacity`]'s window, and the delay it adds once its rate is passed.
@@ -180,6 +192,10 @@ impl Wire for StreamOwned<ServerConnection, TcpStream> {
 
 fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
     let _ = stream.tcp().set_nodelay(true);
+    if let Some(h2) = h2::H2::of(behaviour) {
+        h2.serve(&mut stream, &seen.requests);
+        return;
+    }
     if behaviour == Behaviour::NeverReads {
         // Hold the connection until the client gives up; read nothing.
         let _ = stream.tcp().set_read_timeout(Some(Duration::from_secs(60)));
@@ -330,7 +346,10 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
                 }
                 continue;
             }
-            Behaviour::NeverReads => unreachable!("handled before reading"),
+            Behaviour::NeverReads
+            | Behaviour::H2GoAwayAfter(_)
+            | Behaviour::H2RefuseFirst
+            | Behaviour::H2RefuseAll => unreachable!("handled before reading"),
             Behaviour::Stall => {
                 // Hold the connection and read whatever else comes, answering nothing.
                 while let Ok(n) = stream.read(&mut buffer) {

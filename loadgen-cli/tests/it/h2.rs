@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use testkit::servers::Behaviour;
+
 use crate::runs::{Case, FAST, Wire, case, check_each_within};
 
 const fn ours(wire: Wire, name: &'static str, args: &'static str) -> Case {
@@ -84,4 +86,53 @@ fn runs_over_http2() {
         },
     ];
     check_each_within(&cases, Duration::from_secs(30));
+}
+
+/// Streams a server refused unprocessed (above a GOAWAY's last stream, or reset with
+/// REFUSED_STREAM) are sent again, on the same connection or a new one, each request
+/// processed once; a server that refuses everything fails each request after three tries.
+#[test]
+fn refused_streams_are_sent_again() {
+    let cases = [
+        Case {
+            lines: &["Complete requests:      400", "Failed requests:        0"],
+            server_requests: Some(400),
+            ..case(
+                "GOAWAY after 50 answers a connection",
+                Behaviour::H2GoAwayAfter(50),
+                "--http2 --streams 8 -c 2 -n 400",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      200", "Failed requests:        0"],
+            server_requests: Some(200),
+            ..case(
+                "GOAWAY after 30 answers, under --rate",
+                Behaviour::H2GoAwayAfter(30),
+                "--http2 --streams 4 -c 2 --rate 2000 -n 200",
+            )
+        },
+        Case {
+            lines: &["Complete requests:      100", "Failed requests:        0"],
+            server_requests: Some(100),
+            ..case(
+                "REFUSED_STREAM on each connection's first stream",
+                Behaviour::H2RefuseFirst,
+                "--http2 --streams 4 -c 2 -n 100",
+            )
+        },
+        Case {
+            lines: &[
+                "Failed requests:        5",
+                "Failures by cause:      connect 0, receive 5, length 0, exceptions 0, write 0, timeout 0, status 0, body 0",
+            ],
+            server_requests: Some(0),
+            ..case(
+                "a server that refuses everything",
+                Behaviour::H2RefuseAll,
+                "--http2 -c 1 -n 5",
+            )
+        },
+    ];
+    check_each_within(&cases, Duration::from_secs(20));
 }

@@ -176,9 +176,9 @@ impl Inbox {
         }
     }
 
-    /// Whether the connection has something to act on: a job, or the end of the work.
-    fn poll_ready(&self, state: &Loop, waker: &Waker) -> bool {
-        if !self.jobs.borrow().is_empty() || state.done.get() {
+    /// Whether a job is here; if not, `waker` is woken when one comes or the work ends.
+    fn poll_job(&self, waker: &Waker) -> bool {
+        if !self.jobs.borrow().is_empty() {
             return true;
         }
         *self.waker.borrow_mut() = Some(waker.clone());
@@ -198,7 +198,7 @@ impl Loop {
         }
         self.offer(inbox, Instant::now());
         std::future::poll_fn(|cx| {
-            if inbox.poll_ready(self, cx.waker()) {
+            if inbox.poll_job(cx.waker()) || self.done.get() {
                 Poll::Ready(inbox.jobs.borrow_mut().pop_front())
             } else {
                 Poll::Pending
@@ -386,30 +386,51 @@ async fn dispatch(state: Rc<Loop>) {
 /// One connection, opened (and reopened after a failure) while there is work, carrying its
 /// slots' requests.
 async fn connection(state: Rc<Loop>) {
-    while !state.done.get() && !state.shared.stopped() {
+    let refused = RefCell::new(VecDeque::new());
+    loop {
+        let again = !refused.borrow().is_empty();
+        if state.shared.stopped() || (state.done.get() && !again) {
+            break;
+        }
         let inbox = Rc::new(Inbox::default());
-        // The first request decides whether a connection is worth opening.
-        let Some(first) = state.first_job(&inbox).await else {
-            return;
+        // The first request decides whether a connection is worth opening: one the last
+        // connection's server refused, or a new one.
+        let first = if again {
+            None
+        } else {
+            let Some(job) = state.first_job(&inbox).await else {
+                break;
+            };
+            Some((job, Instant::now()))
         };
-        let start = Instant::now();
         match open(&state).await {
-            Ok(Opened::Plain(tcp)) => carry::carry(&state, tcp, &inbox, first, start).await,
-            Ok(Opened::Tls(tls)) => carry::carry(&state, *tls, &inbox, first, start).await,
+            Ok(Opened::Plain(tcp)) => carry::carry(&state, tcp, &inbox, &refused, first).await,
+            Ok(Opened::Tls(tls)) => carry::carry(&state, *tls, &inbox, &refused, first).await,
             Err(failure) => {
-                state.fail(first, Failure::Connect);
+                let refusals: Vec<carry::Refused> = refused.borrow_mut().drain(..).collect();
+                let jobs = first
+                    .map(|(job, _)| job)
+                    .into_iter()
+                    .chain(refusals.into_iter().map(carry::Refused::into_job));
+                for job in jobs {
+                    state.fail(job, Failure::Connect);
+                }
                 if let Some(error) = failure {
                     state.shared.connect_failed(Some(&error));
                 }
             }
         }
-        // Send times handed to this connection after it failed fail as they would on it.
+        // Send times handed to this connection that it did not send go on the next one.
         inbox.closed.set(true);
-        let left: Vec<Job> = inbox.jobs.borrow_mut().drain(..).collect();
-        for job in left {
-            state.fail(job, Failure::Connect);
-        }
+        let now = Instant::now();
+        let unsent: Vec<Job> = inbox.jobs.borrow_mut().drain(..).collect();
+        refused.borrow_mut().extend(
+            unsent
+                .into_iter()
+                .map(|job| carry::Refused::unsent(job, now)),
+        );
     }
+    // Stopped: refusals still waiting are in flight at the end, and not counted, as in ab.
 }
 
 fn micros(duration: Duration) -> u32 {

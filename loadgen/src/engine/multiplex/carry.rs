@@ -3,6 +3,8 @@
 //! reading in one poll, so a read that completes several streams refills them and sends the
 //! new requests in one write.
 
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -14,18 +16,49 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use super::open::refusal;
 use super::{CONNECTION_WINDOW, Inbox, Job, Loop, STREAM_WINDOW, micros};
 use crate::http::ResponseParser;
-use crate::http2::client::Windows;
+use crate::http2::client::{Windows, code};
 use crate::http2::{Client, Event, Http2Error};
 use crate::stats::{Completion, Failure, Sample};
 
 /// The read buffer of a connection: a few responses of 100 items.
 const READ_BUFFER: usize = 64 * 1024;
 
+/// How many times a request the server refused unprocessed is sent again before it counts as
+/// failed: a server that refuses everything must not keep a run going for ever.
+const MAX_ATTEMPTS: u8 = 3;
+
+/// A request the server refused without processing it (above a GOAWAY's last stream, or
+/// reset with REFUSED_STREAM), which RFC 9113 (8.7) lets a client send again, or one handed
+/// to a connection that ended before sending it: it goes on the next stream free, here or on
+/// the next connection, its latency still counted from `start`.
+#[derive(Debug)]
+pub(super) struct Refused {
+    job: Job,
+    start: Instant,
+    attempts: u8,
+}
+
+impl Refused {
+    /// A request handed to a connection that ended before sending it.
+    pub(super) fn unsent(job: Job, now: Instant) -> Refused {
+        Refused {
+            job,
+            start: now,
+            attempts: 0,
+        }
+    }
+
+    pub(super) fn into_job(self) -> Job {
+        self.job
+    }
+}
+
 /// A request in flight on a stream.
 #[derive(Debug)]
 struct InFlight {
     job: Job,
     start: Instant,
+    attempts: u8,
     /// When its connection was ready (ab's Connect time ends there).
     connected: Instant,
     /// When it was handed to the socket, and when its head came.
@@ -44,14 +77,15 @@ enum Wake {
     Timer,
 }
 
-/// Carries requests on `io` until the work ends or the connection does. `first` is the
-/// request that opened it, due since `start`.
+/// Carries requests on `io` until the work ends or the connection does: first those the
+/// server refused before (`refused`, where this connection's refusals go too), then new ones.
+/// `first` is the request that opened it, due since `start`.
 pub(super) async fn carry<IO>(
     state: &Loop,
     mut io: IO,
     inbox: &Rc<Inbox>,
-    first: Job,
-    start: Instant,
+    refused: &RefCell<VecDeque<Refused>>,
+    first: Option<(Job, Instant)>,
 ) where
     IO: AsyncRead + AsyncWrite + Unpin,
 {
@@ -67,7 +101,9 @@ pub(super) async fn carry<IO>(
     };
     let mut client = Client::new(Arc::clone(&h2.request), windows);
     let connected = Instant::now();
-    client.open(state.in_flight(first, start, connected));
+    if let Some((job, start)) = first {
+        client.open(state.in_flight(job, start, connected, 1));
+    }
     let mut answered = false;
     let mut buffer = vec![0u8; READ_BUFFER];
     let mut written = 0usize;
@@ -81,6 +117,12 @@ pub(super) async fn carry<IO>(
         let now = Instant::now();
         let capacity = h2.streams.min(client.peer_max_streams());
         while client.open_streams() < capacity && client.can_open() {
+            let again = refused.borrow_mut().pop_front();
+            if let Some(again) = again {
+                let flight = state.in_flight(again.job, again.start, now, again.attempts + 1);
+                client.open(flight);
+                continue;
+            }
             let job = if paced {
                 inbox.jobs.borrow_mut().pop_front()
             } else {
@@ -89,7 +131,7 @@ pub(super) async fn carry<IO>(
             let Some(job) = job else {
                 break;
             };
-            client.open(state.in_flight(job, now, now));
+            client.open(state.in_flight(job, now, now, 1));
         }
         if paced && !state.done.get() && !client.exhausted() {
             let busy = client.open_streams() + inbox.jobs.borrow().len() + inbox.offered.get();
@@ -97,8 +139,9 @@ pub(super) async fn carry<IO>(
                 state.offer(inbox, now);
             }
         }
+        let refusals = !refused.borrow().is_empty();
         if client.open_streams() == 0
-            && (state.done.get() || client.exhausted() || state.shared.stopped())
+            && (client.exhausted() || state.shared.stopped() || (state.done.get() && !refusals))
         {
             return;
         }
@@ -138,8 +181,16 @@ pub(super) async fn carry<IO>(
                 Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
                 Poll::Pending => {}
             }
-            if paced && inbox.poll_ready(state, cx.waker()) {
-                return Poll::Ready(Wake::Inbox);
+            if paced {
+                // A job is only worth waking for when a stream can take it (else it waits in
+                // the inbox, and waking for it would spin); the end of the work only when
+                // nothing is in flight.
+                let idle_at_end = state.done.get() && client.open_streams() == 0;
+                let can_take =
+                    !state.done.get() && client.can_open() && client.open_streams() < capacity;
+                if idle_at_end || (can_take && inbox.poll_job(cx.waker())) {
+                    return Poll::Ready(Wake::Inbox);
+                }
             }
             if let Some(timer) = &mut timer
                 && client.open_streams() > 0
@@ -168,7 +219,17 @@ pub(super) async fn carry<IO>(
                     }
                     Event::Data { user, data } => user.parser.framed_data(data, &plan.body_checks),
                     Event::End(flight) => state.complete(flight, now),
-                    Event::Reset { user, .. } => state.fail(user.job, Failure::Receive),
+                    Event::Reset { user, code } => {
+                        if code == code::REFUSED_STREAM && user.attempts < MAX_ATTEMPTS {
+                            refused.borrow_mut().push_back(Refused {
+                                job: user.job,
+                                start: user.start,
+                                attempts: user.attempts,
+                            });
+                        } else {
+                            state.fail(user.job, Failure::Receive);
+                        }
+                    }
                 });
                 if let Err(failure) = received {
                     error = Some(failure);
@@ -211,13 +272,14 @@ pub(super) async fn carry<IO>(
 }
 
 impl Loop {
-    fn in_flight(&self, job: Job, start: Instant, connected: Instant) -> InFlight {
+    fn in_flight(&self, job: Job, start: Instant, connected: Instant, attempts: u8) -> InFlight {
         let mut parser = ResponseParser::new();
         let head_method = self.plan.http2.as_ref().is_some_and(|h2| h2.head_method);
         parser.start(head_method, self.shared.awaiting_first_response());
         InFlight {
             job,
             start,
+            attempts,
             connected,
             written: connected,
             first_byte: connected,
