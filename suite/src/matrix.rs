@@ -285,9 +285,14 @@ impl Matrix<'_> {
                 })?),
                 None => None,
             };
+        // `NAME+nginx`: the terminator's tree counts with the stack's.
+        let terminator = target
+            .terminator_pid()
+            .and_then(|pid| Sampler::start(pid, Scope::Tree).ok());
         let this = Sampler::start(std::process::id(), Scope::Process).ok();
         let outcome = client.run(&spec);
         let (server, this) = (server.map(Sampler::stop), this.map(Sampler::stop));
+        let terminator = terminator.map(Sampler::stop);
         // A client that failed may have seen the server die before the stack's own process
         // (a shell, `timeout`) is seen to exit: give it a moment to, so that the error says so.
         let patience = if outcome.is_err() {
@@ -316,7 +321,14 @@ impl Matrix<'_> {
             let usage = |readings: &Option<Vec<host::process::Reading>>| {
                 usage_between(readings.as_deref()?, from, to)
             };
-            let server = usage(&server);
+            let server = match (usage(&server), usage(&terminator)) {
+                (Some(server), Some(nginx)) => Some(host::process::Usage {
+                    cpu_s: server.cpu_s + nginx.cpu_s,
+                    // Each tree's peak, added: at most what both held at once.
+                    peak_rss_kb: server.peak_rss_kb + nginx.peak_rss_kb,
+                }),
+                (server, _) => server,
+            };
             Resources {
                 server_cpu_s: server.map(|usage| usage.cpu_s),
                 peak_rss_kb: server.map(|usage| usage.peak_rss_kb),

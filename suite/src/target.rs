@@ -195,6 +195,12 @@ impl Target {
         Ok(())
     }
 
+    /// The process id of the nginx in front of a stack of plain HTTP under `--tls`: its CPU
+    /// and memory are the stack's as much as the stack's own (it does the TLS).
+    pub fn terminator_pid(&self) -> Option<u32> {
+        self.terminator.as_ref().map(|process| process.child.id())
+    }
+
     /// The server's process id: the one the suite started, or `--target-pid`'s.
     pub fn pid(&self) -> Option<u32> {
         self.process

@@ -169,22 +169,47 @@ fn the_suite_runs_over_tls_and_http2() {
         format!("exec {} --addr 127.0.0.1:0\n", server.display()),
     )
     .unwrap();
-    let output = suite(&[
-        "--stacks-dir",
-        stacks.to_str().unwrap(),
-        "--stack",
-        "plain",
-        "--tests",
-        "EchoVoid",
-        "--tls",
-        "--format",
-        "csv",
-    ]);
-    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
-    assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+    let run = |tls: bool| {
+        let mut args = vec![
+            "--stacks-dir",
+            stacks.to_str().unwrap(),
+            "--stack",
+            "plain",
+            "--tests",
+            "EchoVoid",
+            "--format",
+            "csv",
+        ];
+        if tls {
+            args.push("--tls");
+        }
+        let output = suite(&args);
+        let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+        assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+        stdout
+    };
+    let (plain, terminated) = (run(false), run(true));
     assert!(
-        stdout.contains("EchoVoid,30,plain+nginx,loadgen,ok"),
-        "{stdout}"
+        terminated.contains("EchoVoid,30,plain+nginx,loadgen,ok"),
+        "{terminated}"
+    );
+    // The terminator's memory counts with the stack's (nginx's master and worker hold a few
+    // MB; the stack behind it is the same plain server).
+    let peak_rss_kb = |csv: &str| -> u64 {
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        let column = header
+            .iter()
+            .position(|name| *name == "peak_rss_kb")
+            .unwrap();
+        let row = csv
+            .lines()
+            .find(|line| line.starts_with("EchoVoid,30,"))
+            .unwrap();
+        row.split(',').nth(column).unwrap().parse().unwrap()
+    };
+    assert!(
+        peak_rss_kb(&terminated) > peak_rss_kb(&plain) + 1000,
+        "nginx's memory not counted: {terminated}\nagainst\n{plain}"
     );
     let _ = std::fs::remove_dir_all(&stacks);
 }
