@@ -121,7 +121,15 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let repo = repo_of(&manifest_path);
     let specs = target_specs(&args, &repo)?;
-    let tls = args.tls.then(|| ServerTls::throwaway(&repo)).transpose()?;
+    let tls = args
+        .tls
+        .then(|| {
+            ServerTls::throwaway(&repo).map(|tls| ServerTls {
+                http2: args.http2,
+                ..tls
+            })
+        })
+        .transpose()?;
     let mut targets = Vec::with_capacity(specs.len());
     for spec in &specs {
         // Started ones stop when `targets` is dropped, also on an error.

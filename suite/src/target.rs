@@ -52,6 +52,10 @@ pub struct ServerTls {
     pub cert: PathBuf,
     pub key: PathBuf,
     pub ca: PathBuf,
+    /// The clients will speak HTTP/2 (`--http2`): a stack is told (`WSTEST_HTTP2=1`), so that
+    /// one whose own TLS offers HTTP/1.1 alone listens for plain HTTP and gets the terminator,
+    /// which speaks h2 to the clients.
+    pub http2: bool,
 }
 
 impl ServerTls {
@@ -73,6 +77,7 @@ impl ServerTls {
             cert: dir.join("cert.pem"),
             key: dir.join("key.pem"),
             ca: dir.join("ca.pem"),
+            http2: false,
         })
     }
 }
@@ -150,6 +155,9 @@ impl Target {
                 if let Some(tls) = tls {
                     command.env("WSTEST_TLS_CERT", &tls.cert);
                     command.env("WSTEST_TLS_KEY", &tls.key);
+                    if tls.http2 {
+                        command.env("WSTEST_HTTP2", "1");
+                    }
                 }
                 // A JIT or an interpreter may take a while to start.
                 let (process, url) =

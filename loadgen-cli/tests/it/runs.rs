@@ -110,6 +110,7 @@ pub(crate) fn check(case: &Case) -> String {
                 cert: certs.cert.clone(),
                 key: certs.key.clone(),
                 ca: certs.ca_cert.clone(),
+                http2: false,
             }),
             _ => None,
         };

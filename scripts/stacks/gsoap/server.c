@@ -5,6 +5,9 @@
  * in build/, never committed.
  *
  * Usage: wstest-gsoap PORT   (0 picks a free port; the listening line on stderr names it)
+ *        wstest-gsoap-tls PORT KEYFILE   (the same built on gsoapssl, OpenSSL: TLS 1.2 and 1.3
+ *        with KEYFILE, the private key and the certificate chain in one PEM, as gSOAP reads it;
+ *        each connection's handshake in its own thread, soap_ssl_accept; no ALPN, HTTP/1.1)
  *
  * Server design as gSOAP's documentation advises for a multi-threaded stand-alone server: the
  * master socket accepts, and each connection is served by a thread of its own on a copy of the
@@ -37,6 +40,14 @@ static void *serve(void *arg)
 {
 	struct soap *soap = (struct soap *)arg;
 	pthread_detach(pthread_self());
+#ifdef WITH_OPENSSL
+	if (soap->ctx && soap_ssl_accept(soap) != SOAP_OK) {
+		soap_destroy(soap);
+		soap_end(soap);
+		soap_free(soap);
+		return NULL;
+	}
+#endif
 	soap_serve(soap);
 	soap_destroy(soap);
 	soap_end(soap);
@@ -55,6 +66,18 @@ int main(int argc, char **argv)
 	soap->max_keep_alive = 0; /* 0: keep every connection open for as long as the client does */
 	soap->bind_flags = SO_REUSEADDR;
 	soap->accept_timeout = 0;
+	const char *scheme = "http";
+#ifdef WITH_OPENSSL
+	if (argc > 2) {
+		soap_ssl_init();
+		if (soap_ssl_server_context(soap, SOAP_SSL_NO_AUTHENTICATION | SOAP_TLSv1_2 | SOAP_TLSv1_3,
+					    argv[2], NULL, NULL, NULL, NULL, NULL, NULL) != SOAP_OK) {
+			soap_print_fault(soap, stderr);
+			return 1;
+		}
+		scheme = "https";
+	}
+#endif
 	if (!soap_valid_socket(soap_bind(soap, "127.0.0.1", port, 1024))) {
 		soap_print_fault(soap, stderr);
 		return 1;
@@ -63,7 +86,8 @@ int main(int argc, char **argv)
 		perror("getsockname");
 		return 1;
 	}
-	fprintf(stderr, "wstest-gsoap: listening on http://127.0.0.1:%d/WSTest\n", ntohs(bound.sin_port));
+	fprintf(stderr, "wstest-gsoap: listening on %s://127.0.0.1:%d/WSTest\n", scheme,
+		ntohs(bound.sin_port));
 	for (;;) {
 		pthread_t thread;
 		struct soap *connection;

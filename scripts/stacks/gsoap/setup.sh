@@ -8,12 +8,14 @@ cd "$(dirname "$0")"
 # shellcheck source=scripts/lib.sh
 . ../../lib.sh
 ensure_debian_packages wsdl2h:gsoap soapcpp2:gsoap pkg-config:pkg-config gcc:gcc
+[ -f /usr/include/openssl/ssl.h ] || ensure_debian_packages no-such-command:libssl-dev
+[ -f /usr/include/zlib.h ] || ensure_debian_packages no-such-command:zlib1g-dev
 [ -f /usr/include/stdsoap2.h ] || ensure_debian_packages no-such-command:libgsoap-dev
 pkg-config --exists gsoap || die "libgsoap-dev is installed but pkg-config finds no gsoap"
 
 wsdl=../../../wstest/wstest.wsdl
 mkdir -p build
-if [ ! -x build/wstest-gsoap ] || [ server.c -nt build/wstest-gsoap ] || [ "$wsdl" -nt build/wstest-gsoap ] \
+if [ ! -x build/wstest-gsoap ] || [ ! -x build/wstest-gsoap-tls ] || [ server.c -nt build/wstest-gsoap ] || [ "$wsdl" -nt build/wstest-gsoap ] \
     || [ typemap.dat -nt build/wstest-gsoap ]; then
     (
         cd build
@@ -30,6 +32,12 @@ if [ ! -x build/wstest-gsoap ] || [ server.c -nt build/wstest-gsoap ] || [ "$wsd
         gcc -O2 -o wstest-gsoap.tmp ../server.c soapC.c soapServer.c \
             /usr/share/gsoap/custom/struct_timeval.c -I. -I/usr/share/gsoap \
             $(pkg-config --cflags --libs gsoap) -lpthread
+        # The same on gsoapssl (OpenSSL, and gSOAP's SSL, gzip and DOM code in its structures),
+        # for suite --tls only, so that plain runs keep the plain library.
+        # shellcheck disable=SC2046
+        gcc -O2 -o wstest-gsoap-tls ../server.c soapC.c soapServer.c \
+            /usr/share/gsoap/custom/struct_timeval.c -I. -I/usr/share/gsoap \
+            $(pkg-config --cflags --libs gsoapssl) -lssl -lcrypto -lz -lpthread
         mv wstest-gsoap.tmp wstest-gsoap
     )
 fi

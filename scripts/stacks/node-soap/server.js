@@ -7,6 +7,7 @@
 const cluster = require('node:cluster');
 const fs = require('node:fs');
 const http = require('node:http');
+const https = require('node:https');
 const os = require('node:os');
 const path = require('node:path');
 const soap = require('soap');
@@ -73,16 +74,24 @@ const service = {
   },
 };
 
-const server = http.createServer((request, response) => {
+// loadgen suite --tls passes a certificate: served with Node's own TLS (OpenSSL, https: HTTP/1.1
+// only), unless the clients will speak HTTP/2 (WSTEST_HTTP2), which node-soap on Node's
+// http2 module does not serve: then plain HTTP, and the suite's nginx in front.
+const [cert, key] = [process.env.WSTEST_TLS_CERT, process.env.WSTEST_TLS_KEY];
+const tls = cert && key && process.env.WSTEST_HTTP2 !== '1';
+const notFound = (request, response) => {
   // node-soap answers the paths it listens on; anything else is not found.
   response.statusCode = 404;
   response.end();
-});
+};
+const server = tls
+  ? https.createServer({ cert: fs.readFileSync(cert), key: fs.readFileSync(key) }, notFound)
+  : http.createServer(notFound);
 server.keepAliveTimeout = 60_000;
 soap.listen(server, { path: '/WSTest', services: service, xml: wsdl });
 server.listen(port, '127.0.0.1', () => {
   if (cluster.worker.id === 1) {
     const { address: host, port: bound } = server.address();
-    console.error(`node-soap listening on http://${host}:${bound}/WSTest`);
+    console.error(`node-soap listening on ${tls ? 'https' : 'http'}://${host}:${bound}/WSTest`);
   }
 });

@@ -19,5 +19,6 @@ with open(template) as source, open(config, "w") as target:
     target.write(source.read().replace("@PORT@", str(bound)))
 os.set_inheritable(listener.fileno(), True)
 os.environ["NGINX"] = f"{listener.fileno()};"
-print(f"php-soap: listening on http://127.0.0.1:{bound}/WSTest", file=sys.stderr, flush=True)
+scheme = os.environ.get("SCHEME", "http")
+print(f"php-soap: listening on {scheme}://127.0.0.1:{bound}/WSTest", file=sys.stderr, flush=True)
 os.execvp("nginx", ["nginx", "-c", config, *nginx_args])

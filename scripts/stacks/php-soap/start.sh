@@ -10,9 +10,16 @@ mkdir -p "$run/body"
 # As root, php-fpm's workers must run as someone else.
 user=""
 [ "$(id -u)" != 0 ] || user="user = nobody"
+# loadgen suite --tls: nginx, PHP's own front, serves TLS and h2 (ALPN) itself.
+tls_listen="" tls_certs="" scheme=http
+if [ -n "${WSTEST_TLS_CERT:-}" ] && [ -n "${WSTEST_TLS_KEY:-}" ]; then
+    tls_listen=" ssl http2"
+    tls_certs="ssl_certificate $WSTEST_TLS_CERT; ssl_certificate_key $WSTEST_TLS_KEY; ssl_protocols TLSv1.2 TLSv1.3; ssl_session_cache shared:tls:10m;"
+    scheme=https
+fi
 fill() {
     sed -e "s|@RUN@|$run|g" -e "s|@HERE@|$here|g" -e "s|@WORKERS@|${WORKERS:-4}|g" \
-        -e "s|@USER@|$user|" "$1"
+        -e "s|@USER@|$user|" -e "s|@TLS_LISTEN@|$tls_listen|" -e "s|@TLS_CERTS@|$tls_certs|" "$1"
 }
 fill "$here/php-fpm.conf.in" >"$run/php-fpm.conf"
 fill "$here/nginx.conf.in" >"$run/nginx.conf.in"
@@ -20,4 +27,4 @@ fill "$here/nginx.conf.in" >"$run/nginx.conf.in"
 php-fpm8.2 -F -y "$run/php-fpm.conf" -c /etc/php/8.2/fpm/php.ini \
     -d opcache.enable=1 -d opcache.validate_timestamps=0 &
 # php-fpm makes its socket at once; nginx connects to it on the first request.
-exec python3 "$here/listen.py" "${1:-8082}" "$run/nginx.conf.in" "$run/nginx.conf" -p "$run"
+SCHEME=$scheme exec python3 "$here/listen.py" "${1:-8082}" "$run/nginx.conf.in" "$run/nginx.conf" -p "$run"
