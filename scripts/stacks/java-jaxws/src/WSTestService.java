@@ -4,9 +4,22 @@
 // class implements it. It runs on the JDK's own HTTP server (com.sun.net.httpserver) with a
 // fixed pool of threads sized for the cores this process may use.
 
+import java.io.ByteArrayInputStream;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.KeyFactory;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.security.spec.PKCS8EncodedKeySpec;
+import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Executors;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
 
 import javax.jws.WebService;
 import javax.xml.datatype.DatatypeConfigurationException;
@@ -16,6 +29,8 @@ import javax.xml.ws.Endpoint;
 
 import com.sun.net.httpserver.HttpContext;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 
 import wstest.ws.Address;
 import wstest.ws.COfLineItem;
@@ -127,12 +142,58 @@ public class WSTestService implements wstest.ws.TestServiceSoap {
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 8082;
         int threads = Integer.getInteger("wstest.threads", 2 * Runtime.getRuntime().availableProcessors());
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 1024);
+        // loadgen suite --tls passes a certificate: the JDK's HttpsServer serves it itself
+        // (JSSE; HTTP/1.1 only), unless the clients will speak HTTP/2 (WSTEST_HTTP2), which it
+        // does not: then plain HTTP, and the suite's nginx in front.
+        String cert = System.getenv("WSTEST_TLS_CERT");
+        String key = System.getenv("WSTEST_TLS_KEY");
+        boolean tls = cert != null && key != null && !"1".equals(System.getenv("WSTEST_HTTP2"));
+        InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
+        HttpServer server;
+        if (tls) {
+            HttpsServer https = HttpsServer.create(address, 1024);
+            https.setHttpsConfigurator(new HttpsConfigurator(sslContext(cert, key)));
+            server = https;
+        } else {
+            server = HttpServer.create(address, 1024);
+        }
         server.setExecutor(Executors.newFixedThreadPool(threads));
         HttpContext context = server.createContext("/WSTest");
         Endpoint.create(new WSTestService()).publish(context);
         server.start();
-        System.err.println("java-jaxws: listening on http://127.0.0.1:"
+        System.err.println("java-jaxws: listening on " + (tls ? "https" : "http") + "://127.0.0.1:"
                 + server.getAddress().getPort() + "/WSTest (" + threads + " threads)");
+    }
+
+    /** A TLS context from PEM files: the certificate chain, and a PKCS#8 key (EC, RSA or Ed25519). */
+    static SSLContext sslContext(String certFile, String keyFile) throws Exception {
+        String pem = Files.readString(Path.of(keyFile));
+        String body = pem.replaceAll("-----[A-Z ]+-----", "").replaceAll("\\s", "");
+        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body));
+        PrivateKey privateKey = null;
+        for (String algorithm : new String[] {"EC", "RSA", "Ed25519"}) {
+            try {
+                privateKey = KeyFactory.getInstance(algorithm).generatePrivate(spec);
+                break;
+            } catch (java.security.spec.InvalidKeySpecException notThisOne) {
+                // Try the next algorithm.
+            }
+        }
+        if (privateKey == null) {
+            throw new IllegalArgumentException(keyFile + ": not a PKCS#8 EC, RSA or Ed25519 key");
+        }
+        byte[] chainBytes = Files.readAllBytes(Path.of(certFile));
+        Certificate[] chain = CertificateFactory.getInstance("X.509")
+                .generateCertificates(new ByteArrayInputStream(chainBytes))
+                .toArray(new Certificate[0]);
+        char[] password = new char[0];
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        store.setKeyEntry("server", privateKey, password, chain);
+        KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keys.init(store, password);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keys.getKeyManagers(), null, null);
+        return context;
     }
 }
