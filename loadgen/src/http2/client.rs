@@ -465,7 +465,7 @@ impl<T> Client<T> {
                 let code = u32_at(payload, 0)
                     .filter(|_| payload.len() == 4)
                     .ok_or(Http2Error::FrameSize("RST_STREAM of other than 4 bytes"))?;
-                self.check_opened(stream, "RST_STREAM")?;
+                self.check_opened(stream, "RST_STREAM on a stream never opened")?;
                 if let Some(index) = self.index(stream) {
                     let user = self.streams.swap_remove(index).user;
                     on_event(Event::Reset { user, code });
@@ -525,7 +525,7 @@ impl<T> Client<T> {
                 "HEADERS on a stream the server opened, though push is off",
             ));
         }
-        self.check_opened(stream, "HEADERS")?;
+        self.check_opened(stream, "HEADERS on a stream never opened")?;
         let mut fragment = unpad(flags, payload)?;
         if flags & PRIORITY_FLAG != 0 {
             fragment = fragment
@@ -617,7 +617,7 @@ impl<T> Client<T> {
         if stream == 0 {
             return Err(Http2Error::Protocol("DATA on stream 0"));
         }
-        self.check_opened(stream, "DATA")?;
+        self.check_opened(stream, "DATA on a stream never opened")?;
         // The whole frame, padding too, counts against the windows.
         let size = payload.len() as u32;
         self.recv_window -= i64::from(size);
@@ -785,7 +785,7 @@ impl<T> Client<T> {
                 ));
             }
         } else {
-            self.check_opened(stream, "WINDOW_UPDATE")?;
+            self.check_opened(stream, "WINDOW_UPDATE on a stream never opened")?;
             let Some(index) = self.index(stream) else {
                 return Ok(());
             };
@@ -804,15 +804,11 @@ impl<T> Client<T> {
         Ok(())
     }
 
-    /// A frame on a stream we never opened is a connection error (RFC 9113, 5.1: idle).
-    fn check_opened(&self, stream: u32, what: &'static str) -> Result<(), Http2Error> {
+    /// A frame on a stream we never opened is a connection error (RFC 9113, 5.1: idle);
+    /// `error` says which frame.
+    fn check_opened(&self, stream: u32, error: &'static str) -> Result<(), Http2Error> {
         if stream >= self.next_id {
-            return Err(Http2Error::Protocol(match what {
-                "HEADERS" => "HEADERS on a stream never opened",
-                "DATA" => "DATA on a stream never opened",
-                "RST_STREAM" => "RST_STREAM on a stream never opened",
-                _ => "WINDOW_UPDATE on a stream never opened",
-            }));
+            return Err(Http2Error::Protocol(error));
         }
         Ok(())
     }
