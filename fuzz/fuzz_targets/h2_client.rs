@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use loadgen::http2::client::{PREFACE, Windows};
+use loadgen::http2::client::Windows;
+use loadgen::http2::frame::PREFACE;
 use loadgen::http2::{Client, Event, Http2Error, Request, hpack};
 
 /// Feeds `data` in pieces of the given sizes (cycled): the events (data added up per stream

@@ -3,7 +3,9 @@
 //!
 //! - [`client`]: the connection's state ([`Client`]): the preface and settings, a request's
 //!   frames from a block encoded once, the server's frames read into [`Event`]s, windows both
-//!   ways, and every protocol error the server can make, as an [`Http2Error`].
+//!   ways, and every protocol error the server can make, as an [`Http2Error`]; its
+//!   `receive` submodule reads the server's frames.
+//! - [`frame`]: the framing constants (preface, frame types, flags, limits) and error codes.
 //! - [`hpack`]: the server's header blocks decoded (with the dynamic table); the request's
 //!   block encoded once.
 //! - [`huffman`]: HPACK's Huffman code.
@@ -14,6 +16,7 @@
 //! sends one request needs none of it: its header block is the same bytes every time.
 
 pub mod client;
+pub mod frame;
 pub mod hpack;
 pub mod huffman;
 

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use loadgen::http2::client::{MAX_FRAME, PREFACE, Windows, code};
+use loadgen::http2::client::Windows;
+use loadgen::http2::frame::{MAX_FRAME, PREFACE, code};
 use loadgen::http2::hpack::{self, Decoder, HpackError};
 use loadgen::http2::huffman;
 use loadgen::http2::{Client, Event, Http2Error, Request};

@@ -16,7 +16,8 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use super::open::refusal;
 use super::{CONNECTION_WINDOW, Inbox, Job, Loop, STREAM_WINDOW, micros};
 use crate::http::ResponseParser;
-use crate::http2::client::{Windows, code};
+use crate::http2::client::Windows;
+use crate::http2::frame::code;
 use crate::http2::{Client, Event, Http2Error};
 use crate::stats::{Completion, Failure, Sample};
 

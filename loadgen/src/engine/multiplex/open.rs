@@ -118,11 +118,11 @@ pub(super) fn refusal(
         return Some(error.to_string());
     }
     if let Some(goaway) = goaway
-        && goaway.code != crate::http2::client::code::NO_ERROR
+        && goaway.code != crate::http2::frame::code::NO_ERROR
     {
         return Some(format!(
             "it sent GOAWAY ({}) \"{}\"",
-            crate::http2::client::code::name(goaway.code),
+            crate::http2::frame::code::name(goaway.code),
             String::from_utf8_lossy(&goaway.debug)
         ));
     }
