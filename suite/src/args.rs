@@ -69,11 +69,16 @@ pub(crate) struct Args {
     /// (named NAME+nginx in the table).
     #[arg(long)]
     pub(crate) tls: bool,
-    /// Load over HTTP/2 (loadgen's --http2, one stream a connection, so that a concurrency
-    /// is as many requests at a time as over HTTP/1.1): h2 by ALPN with --tls, h2c with
+    /// Load over HTTP/2 (loadgen's --http2, by default one stream a connection, so that a
+    /// concurrency is as many requests at a time as over HTTP/1.1): h2 by ALPN with --tls, h2c with
     /// prior knowledge without. ab speaks no HTTP/2.
     #[arg(long)]
     pub(crate) http2: bool,
+    /// With --http2: the requests each connection carries at once (loadgen's --streams,
+    /// h2load's -m); a cell's concurrency is then its connections, and it has concurrency ×
+    /// M requests in flight.
+    #[arg(long, requires = "http2", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub(crate) streams: u32,
     /// Pin nothing.
     #[arg(long)]
     pub(crate) no_pin: bool,

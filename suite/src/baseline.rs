@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 
 use crate::change::{CellChange, CellKey, Comparison, METHOD};
-use crate::output::SuiteResults;
+use crate::output::{Protocol, SuiteResults};
 
 /// The exit code when `--fail-on-regression PCT` finds a cell slower by more than PCT with
 /// confidence.
@@ -57,8 +57,7 @@ impl Baseline {
         concurrencies: &[u32],
         targets: &[String],
         clients: &[String],
-        tls: bool,
-        http2: bool,
+        protocol: Protocol,
     ) -> anyhow::Result<Vec<String>> {
         let base = &self.results;
         let planned: BTreeSet<CellKey> = tests
@@ -98,17 +97,10 @@ impl Baseline {
             );
         }
         let mut notes = Vec::new();
-        let protocol = |tls: bool, http2: bool| match (tls, http2) {
-            (false, false) => "HTTP/1.1",
-            (true, false) => "HTTP/1.1 over TLS",
-            (false, true) => "HTTP/2 (h2c)",
-            (true, true) => "HTTP/2 over TLS",
-        };
-        if (base.tls, base.http2) != (tls, http2) {
+        if base.protocol != protocol {
             notes.push(format!(
-                "the baseline was measured over {}, this run over {}: the changes include the protocol's",
-                protocol(base.tls, base.http2),
-                protocol(tls, http2)
+                "the baseline was measured over {}, this run over {protocol}: the changes include the protocol's",
+                base.protocol
             ));
         }
         Ok(notes)

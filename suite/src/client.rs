@@ -27,8 +27,9 @@ pub struct CellSpec {
     /// `https://`: the CA that signed the server's certificate, for a client that verifies it
     /// (loadgen; ab verifies nothing).
     pub cacert: Option<PathBuf>,
-    /// HTTP/2 (loadgen's `--http2`), one stream a connection, so that `-c` means the same.
-    pub http2: bool,
+    /// HTTP/2 (loadgen's `--http2`) with this many streams a connection (`--streams`; with
+    /// one, `-c` means what it means over HTTP/1.1); `None`: HTTP/1.1.
+    pub http2: Option<u32>,
     /// Answers may differ in length (`-l`, ab's and loadgen's): a gzipped answer that holds
     /// the time does.
     pub variable_length: bool,

@@ -46,7 +46,7 @@ use crate::baseline::{Baseline, REGRESSION_EXIT_CODE};
 use crate::client::{AbClient, LoadClient};
 use crate::loadgen_client::Loadgen;
 use crate::matrix::Matrix;
-use crate::output::{Described, Show, SuiteResults};
+use crate::output::{Described, Protocol, Show, SuiteResults};
 use crate::placement::Placement;
 use crate::target::{ServerTls, Target, TargetSpec};
 
@@ -119,6 +119,11 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         }
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
+    let protocol = Protocol {
+        tls: args.tls,
+        http2: args.http2,
+        streams: args.streams,
+    };
     let repo = repo_of(&manifest_path);
     let specs = target_specs(&args, &repo)?;
     let tls = args
@@ -158,8 +163,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
                 .iter()
                 .map(|client| client.name().to_owned())
                 .collect::<Vec<_>>(),
-            args.tls,
-            args.http2,
+            protocol,
         )?,
         None => Vec::new(),
     };
@@ -174,7 +178,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         warmup: args.warmup,
         repeat: args.repeat,
         objectives: &args.objectives,
-        http2: args.http2,
+        http2: args.http2.then_some(args.streams),
     };
     let cells = matrix.run(&mut targets)?;
     let mut results = SuiteResults {
@@ -206,8 +210,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
             .collect(),
         tests: cases.iter().map(|case| case.test.clone()).collect(),
         concurrencies: args.concurrency.clone(),
-        tls: args.tls,
-        http2: args.http2,
+        protocol,
         cells,
         baseline: None,
     };

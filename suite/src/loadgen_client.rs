@@ -36,8 +36,11 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     if let Some(text) = &cell.reject_body {
         args.push(format!("--reject-body={text}"));
     }
-    if cell.http2 {
+    if let Some(streams) = cell.http2 {
         args.push("--http2".to_owned());
+        if streams > 1 {
+            args.push(format!("--streams={streams}"));
+        }
     }
     if let Some(ca) = &cell.cacert {
         args.push(format!("--cacert={}", ca.display()));

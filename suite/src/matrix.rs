@@ -119,8 +119,8 @@ pub struct Matrix<'a> {
     /// `--slo`: after the timed runs, the knee of each test and target (loadgen's cells at the
     /// first concurrency).
     pub objectives: &'a [Objective],
-    /// `--http2`: loadgen speaks HTTP/2, a stream a connection.
-    pub http2: bool,
+    /// `--http2` and `--streams`: loadgen speaks HTTP/2, this many streams a connection.
+    pub http2: Option<u32>,
 }
 
 /// One cell: what it runs, and its result so far.

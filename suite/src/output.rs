@@ -20,6 +20,53 @@ pub struct Show {
 }
 use crate::placement::Placement;
 
+/// What a run loaded its targets over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Protocol {
+    /// `--tls`: every target was measured over TLS.
+    #[serde(default)]
+    pub tls: bool,
+    /// `--http2`: loadgen loaded every target over HTTP/2.
+    #[serde(default)]
+    pub http2: bool,
+    /// `--streams`: the requests each HTTP/2 connection carried at once (1 over HTTP/1.1, and
+    /// in results written before the option).
+    #[serde(default = "one_stream")]
+    pub streams: u32,
+}
+
+fn one_stream() -> u32 {
+    1
+}
+
+impl Default for Protocol {
+    /// Plain HTTP/1.1.
+    fn default() -> Protocol {
+        Protocol {
+            tls: false,
+            http2: false,
+            streams: 1,
+        }
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    /// `HTTP/1.1`, `HTTP/1.1 over TLS`, `HTTP/2 (h2c)`, `HTTP/2 over TLS`, then the streams a
+    /// connection when more than one.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match (self.tls, self.http2) {
+            (false, false) => "HTTP/1.1",
+            (true, false) => "HTTP/1.1 over TLS",
+            (false, true) => "HTTP/2 (h2c)",
+            (true, true) => "HTTP/2 over TLS",
+        })?;
+        if self.streams > 1 {
+            write!(f, ", {} streams a connection", self.streams)?;
+        }
+        Ok(())
+    }
+}
+
 /// Everything a run found, with what is needed to repeat it.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct SuiteResults {
@@ -36,12 +83,9 @@ pub struct SuiteResults {
     pub clients: Vec<Described>,
     pub tests: Vec<String>,
     pub concurrencies: Vec<u32>,
-    /// `--tls`: every target was measured over TLS.
-    #[serde(default)]
-    pub tls: bool,
-    /// `--http2`: loadgen loaded every target over HTTP/2.
-    #[serde(default)]
-    pub http2: bool,
+    /// `--tls`, `--http2`, `--streams` (as fields of their own in results.json).
+    #[serde(flatten)]
+    pub protocol: Protocol,
     pub cells: Vec<CellResult>,
     /// `--baseline`: every cell's change against an earlier run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,11 +160,10 @@ impl SuiteResults {
             self.duration_s,
             self.warmup_s,
             clients.join(", "),
-            match (self.tls, self.http2) {
-                (true, true) => "; HTTP/2 over TLS",
-                (false, true) => "; HTTP/2 (h2c)",
-                (true, false) => "; over TLS",
-                (false, false) => "",
+            if self.protocol == Protocol::default() {
+                String::new()
+            } else {
+                format!("; {}", self.protocol)
             }
         )
     }

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
-use suite::output::SuiteResults;
+use suite::output::{Protocol, SuiteResults};
 use suite::placement::Placement;
 use suite::target::{ServerTls, TargetSpec};
 
@@ -41,6 +41,10 @@ pub(crate) struct Args {
     /// Over HTTP/2 (the suite's `--http2`: h2c, or h2 with `--tls`).
     #[arg(long)]
     http2: bool,
+    /// With --http2: streams a connection; the suite then opens 30 / M connections, so that
+    /// 30 requests are in flight as over HTTP/1.1.
+    #[arg(long, requires = "http2", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=30))]
+    streams: u32,
     /// Where the table is appended (default: docs/results/bench-server.md).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -113,7 +117,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     if args.http2 {
         suite_args.push("--http2".to_owned());
+        suite_args.push(format!("--streams={}", args.streams));
     }
+    suite_args.push(format!("--concurrency={}", connections(args)));
     let code = suite::run(&suite_args)?;
     if code != 0 {
         bail!("loadgen suite {} exited {code}", suite_args.join(" "));
@@ -129,11 +135,19 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     append_result("bench-server.md", args.out.as_deref(), &table)
 }
 
+/// The connections each cell opens: 30 requests in flight in all.
+fn connections(args: &Args) -> u32 {
+    (IN_FLIGHT / args.streams).max(1)
+}
+
+/// Requests in flight in every cell, whatever the protocol.
+const IN_FLIGHT: u32 = 30;
+
 /// The Markdown table: per test the medians of requests per second and of the per-round ratios.
 fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String {
     let runs = |test: &str, target: &str| -> Vec<f64> {
         results
-            .cell(test, 30, target, "loadgen")
+            .cell(test, connections(args), target, "loadgen")
             .map(|cell| {
                 cell.runs
                     .iter()
@@ -143,26 +157,33 @@ fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String 
             .unwrap_or_default()
     };
     let mut out = format!(
-        "\n## {}, {} s per cell, median of {} rounds{}\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}{}{}` (loadgen suite: servers on cpu 0, loadgen -c 30 on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
+        "\n## {}, {} s per cell, median of {} rounds{}\n\nCommand: `cargo xtask bench-server --duration {}s --rounds {}{}{}{}{}` (loadgen suite: servers on cpu 0, loadgen -c {} on the others)\n\n| test | ceiling req/s | wstest-server req/s | ratio |{} ratios per round |\n|---|---:|---:|---:|{}---|\n",
         stamp,
         args.duration.as_secs_f64(),
         args.rounds,
-        match (args.tls, args.http2) {
-            (true, true) => ", HTTP/2 over TLS",
-            (false, true) => ", HTTP/2 (h2c)",
-            (true, false) => ", over TLS",
-            (false, false) => "",
+        if results.protocol == Protocol::default() {
+            String::new()
+        } else {
+            format!(", {}", results.protocol)
         },
         args.duration.as_secs_f64(),
         args.rounds,
         if args.tls { " --tls" } else { "" },
-        if args.http2 { " --http2" } else { "" },
+        match (args.http2, args.streams) {
+            (false, _) => String::new(),
+            (true, 1) => " --http2".to_owned(),
+            (true, streams) => format!(" --http2 --streams {streams}"),
+        },
         if args.tests.is_empty() {
             String::new()
         } else {
             format!(" --tests {}", args.tests.join(","))
         },
         if pgo { "" } else { " --no-pgo" },
+        match args.streams {
+            1 => connections(args).to_string(),
+            streams => format!("{} --streams {streams}", connections(args)),
+        },
         if pgo { " PGO req/s | PGO ratio |" } else { "" },
         if pgo { "---:|---:|" } else { "" },
     );

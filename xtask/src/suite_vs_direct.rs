@@ -94,7 +94,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
             cacert: target.ca.clone(),
-            http2: false,
+            http2: None,
             variable_length: case.variable_length,
         };
         let command = suite::loadgen_client::command_line(&spec);

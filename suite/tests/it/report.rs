@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use suite::baseline::Baseline;
 use suite::change::{Change, Verdict};
+use suite::output::Protocol;
 use testkit::servers::{Behaviour, TestServer};
 
 use crate::runs::{HELLO_MANIFEST, loadgen_bin, one_at_a_time, text, write_manifest};
@@ -313,33 +314,55 @@ fn baselines_that_do_not_fit_are_clear_errors() {
                 &[30],
                 &names(&["wstest"]),
                 &names(&["loadgen"]),
-                false,
-                false,
+                Protocol::default(),
             )
         });
         let message = format!("{:#}", error.expect_err(name));
         assert!(message.contains(expected), "{name}: {message}");
         let _ = std::fs::remove_dir_all(baseline_folder(name, None));
     }
-    // A baseline over another protocol is compared, with a note saying so.
-    let over_tls = made_up.replace("\"cells\":", "\"tls\": true, \"cells\":");
-    let dir = baseline_folder("tls", Some(&over_tls));
-    let notes = Baseline::read(&dir)
-        .unwrap()
-        .check_plan(
-            &names(&["EchoList-100"]),
-            &[30],
-            &names(&["gsoap"]),
-            &names(&["loadgen"]),
-            false,
-            false,
-        )
-        .unwrap();
-    assert!(
-        notes
-            .iter()
-            .any(|note| note.contains("over HTTP/1.1 over TLS, this run over HTTP/1.1")),
-        "{notes:?}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    // A baseline over another protocol is compared, with a note saying so: (what the
+    // baseline's results.json says of it, this run's protocol, the note).
+    let h2 = |streams| Protocol {
+        tls: false,
+        http2: true,
+        streams,
+    };
+    let cases = [
+        (
+            "\"tls\": true,",
+            Protocol::default(),
+            "over HTTP/1.1 over TLS, this run over HTTP/1.1:",
+        ),
+        (
+            "\"http2\": true, \"streams\": 10,",
+            h2(1),
+            "over HTTP/2 (h2c), 10 streams a connection, this run over HTTP/2 (h2c):",
+        ),
+        // A results.json from before --streams carried one stream a connection.
+        ("\"http2\": true,", h2(1), ""),
+    ];
+    for (fields, protocol, expected) in cases {
+        let other = made_up.replace("\"cells\":", &format!("{fields} \"cells\":"));
+        let dir = baseline_folder("protocol", Some(&other));
+        let notes = Baseline::read(&dir)
+            .unwrap()
+            .check_plan(
+                &names(&["EchoList-100"]),
+                &[30],
+                &names(&["gsoap"]),
+                &names(&["loadgen"]),
+                protocol,
+            )
+            .unwrap();
+        if expected.is_empty() {
+            assert!(notes.is_empty(), "{fields}: {notes:?}");
+        } else {
+            assert!(
+                notes.iter().any(|note| note.contains(expected)),
+                "{fields}: {notes:?}"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -132,9 +132,13 @@ fn the_suite_runs_over_tls_and_http2() {
     let server = server_bin();
     // (transport options, what the title says of them)
     let cases: &[(&[&str], &str)] = &[
-        (&["--tls"], "; over TLS"),
+        (&["--tls"], "; HTTP/1.1 over TLS"),
         (&["--http2"], "; HTTP/2 (h2c)"),
         (&["--tls", "--http2"], "; HTTP/2 over TLS"),
+        (
+            &["--http2", "--streams", "4", "--concurrency", "2"],
+            "; HTTP/2 (h2c), 4 streams a connection",
+        ),
     ];
     for (options, title) in cases {
         let mut args = vec![
@@ -157,6 +161,28 @@ fn the_suite_runs_over_tls_and_http2() {
             assert!(stdout.contains(test), "{options:?}: no {test} in {stdout}");
         }
     }
+    // --streams reaches loadgen's command line and the results.
+    let output = suite(&[
+        "--server-bin",
+        server.to_str().unwrap(),
+        "--tests",
+        "EchoVoid",
+        "--http2",
+        "--streams",
+        "4",
+        "--format",
+        "json",
+    ]);
+    let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(results["streams"], 4, "{results}");
+    let run = &results["cells"][0]["runs"][0]["document"];
+    assert!(
+        run["command_line"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!("--streams=4")),
+        "{run}"
+    );
     // A stack of plain HTTP only gets the suite's nginx terminator in front of it, and its
     // column says so.
     if !testkit::require_tool("nginx", "-v", "nginx-light") {
@@ -505,6 +531,8 @@ fn bad_suite_arguments_are_clear_errors() {
             "core 9999 is not one this process may use",
         ),
         (&["--repeat", "0"], 2, "--repeat"),
+        (&["--streams", "4"], 2, "--http2"),
+        (&["--http2", "--streams", "0"], 2, "--streams"),
         // An objective is a percentile, <=, and a time in ms or us.
         (
             &["--slo", "p95<=5ms"],
