@@ -89,6 +89,19 @@ fetch_debian_source() {
         || die "$file does not have the checksum of Debian's $(basename "$file")"
 }
 
+# Links Debian's netty-tcnative JNI library (OpenSSL's TLS for Netty, package
+# libnetty-tcnative-jni) into $1 under the name Netty 4.1 loads it by (netty_tcnative), so that
+# a JVM started with -Djava.library.path=$1 finds it; Debian ships it as libnetty-tcnative.so.
+link_netty_tcnative() {
+    local out=$1 lib
+    lib=$(dpkg -L libnetty-tcnative-jni | grep '/libnetty-tcnative\.so$' | head -n 1)
+    [ -n "$lib" ] || die "libnetty-tcnative-jni has no libnetty-tcnative.so"
+    mkdir -p "$out"
+    # A copy, not a link: the JVM loads a library by its real path, and tcnative takes its JNI
+    # package prefix from that file name, refusing any other.
+    cp "$lib" "$out/libnetty_tcnative.so"
+}
+
 # Builds Netty's native epoll transport (the JNI library Debian's libnetty-java leaves out; its
 # jars hold the Java side) into directory $1, from the C sources of the same Debian source
 # package, checked by checksum. Prints nothing when the library is already there. The Netty

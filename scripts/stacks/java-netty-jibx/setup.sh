@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs a JDK, Netty 4.1 and JiBX 1.2 from Debian when missing (default-jdk-headless,
-# libnetty-java, libjibx1.2-java), re-bootstraps JiBX's binding compiler, binds src/wstest's
+# Installs a JDK, Netty 4.1 with netty-tcnative and JiBX 1.2 from Debian when missing
+# (default-jdk-headless, libnetty-java, libnetty-tcnative-java and -jni, libjibx1.2-java), and
+# compiles the server with the Netty stacks' shared HTTP side (scripts/java/wstest/netty); it
+# re-bootstraps JiBX's binding compiler, binds src/wstest's
 # classes with binding.xml, and compiles the server, all into build/. Idempotent; quiet when
 # already done.
 #
@@ -19,13 +21,17 @@ cd "$(dirname "$0")"
 . ../../lib.sh
 ensure_debian_packages javac:default-jdk-headless python3:python3 curl:curl
 [ -f /usr/share/java/netty-codec-http.jar ] || ensure_debian_packages no-such-command:libnetty-java
+[ -f /usr/share/java/netty-tcnative.jar ] \
+    || ensure_debian_packages no-such-command:libnetty-tcnative-java no-such-command:libnetty-tcnative-jni
 [ -f /usr/share/java/jibx-bind-1.2.6.jar ] || ensure_debian_packages no-such-command:libjibx1.2-java
 build_netty_epoll build/native
+link_netty_tcnative build/native
 
 jibx_version=$(dpkg-query -W -f='${Version}' libjibx1.2-java)
 [ "${jibx_version%%-*}" = 1.2.6 ] \
     || die "libjibx1.2-java is $jibx_version; this script knows the source of 1.2.6 (its checksum below)"
-sources=(src/wstest/*.java binding.xml classfile50.py setup.sh)
+shared=../../java/wstest/netty/NettyServe.java
+sources=(src/wstest/*.java "$shared" binding.xml classfile50.py setup.sh)
 stamp=build/classes/wstest/WSTestServer.class
 up_to_date=true
 [ -f "$stamp" ] || up_to_date=false
@@ -60,4 +66,4 @@ mkdir -p build/classes
 javac -nowarn --release 8 -d build/classes -cp "$run" src/wstest/Model.java src/wstest/Formats.java
 python3 classfile50.py build/classes/wstest/*.class
 java -cp "build/jibx-bind:$run:$support:build/classes" org.jibx.binding.Compile binding.xml >/dev/null
-javac -nowarn -d build/classes -cp "build/classes:$(cat classpath)" src/wstest/WSTestServer.java
+javac -nowarn -d build/classes -cp "build/classes:$(cat classpath)" src/wstest/WSTestServer.java "$shared"

@@ -3,36 +3,12 @@
 // binding written by hand as JiBX would generate it. The five operations of wstest/wstest.wsdl,
 // answered as wstest-server answers them: same namespaces, response shapes, GetOrder generator.
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufInputStream;
 import io.netty.buffer.ByteBufOutputStream;
-import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollEventLoopGroup;
-import io.netty.channel.epoll.EpollServerSocketChannel;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
 
-import java.net.InetSocketAddress;
+import wstest.netty.NettyServe;
+
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -83,69 +59,17 @@ public final class WSTestServer {
 
     public static void main(String[] args) throws Exception {
         int port = args.length > 0 ? Integer.parseInt(args[0]) : 8082;
-        int threads = Runtime.getRuntime().availableProcessors();
-        // Netty's native epoll transport when setup.sh could build it, NIO otherwise.
-        boolean epoll = Epoll.isAvailable();
-        EventLoopGroup boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-        EventLoopGroup workers = epoll ? new EpollEventLoopGroup(threads) : new NioEventLoopGroup(threads);
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(boss, workers)
-                .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 4096)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel channel) {
-                        channel.pipeline()
-                                .addLast(new HttpServerCodec())
-                                .addLast(new HttpObjectAggregator(4 << 20))
-                                .addLast(new Handler());
-                    }
-                });
-        var channel = bootstrap.bind("127.0.0.1", port).sync().channel();
-        InetSocketAddress bound = (InetSocketAddress) channel.localAddress();
-        System.err.println("java-netty listening on http://127.0.0.1:" + bound.getPort()
-                + "/WSTest (" + threads + " event loops, " + (epoll ? "epoll" : "NIO") + ")");
-        channel.closeFuture().sync();
-    }
-
-    static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
-        @Override
-        protected void channelRead0(ChannelHandlerContext context, FullHttpRequest request) {
-            boolean keepAlive = HttpUtil.isKeepAlive(request);
-            FullHttpResponse response;
-            if (!request.method().equals(HttpMethod.POST)) {
-                response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.METHOD_NOT_ALLOWED);
-            } else {
-                ByteBuf out = context.alloc().buffer(4096);
-                HttpResponseStatus status = HttpResponseStatus.OK;
-                try {
-                    answer(request.content(), out);
-                } catch (Fault | XMLStreamException | RuntimeException error) {
-                    out.clear();
-                    status = HttpResponseStatus.INTERNAL_SERVER_ERROR;
-                    writeFault(out, error.getMessage());
-                }
-                response = new DefaultFullHttpResponse(request.protocolVersion(), status, out);
-                response.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/xml; charset=utf-8");
+        NettyServe.serve("java-netty", "", port, new NettyServe.Binding() {
+            @Override
+            public void answer(ByteBuf body, ByteBuf out) throws Exception {
+                WSTestServer.answer(body, out);
             }
-            HttpUtil.setContentLength(response, response.content().readableBytes());
-            if (keepAlive) {
-                // ab speaks HTTP/1.0 with Connection: Keep-Alive, which must be answered in kind.
-                if (!request.protocolVersion().isKeepAliveDefault()) {
-                    response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-                }
-                context.writeAndFlush(response, context.voidPromise());
-            } else {
-                context.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
-            }
-        }
 
-        @Override
-        public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
-            context.close();
-        }
+            @Override
+            public void fault(ByteBuf out, String reason) {
+                writeFault(out, reason);
+            }
+        });
     }
 
     static void writeFault(ByteBuf out, String reason) {
