@@ -6,12 +6,14 @@
 //! - [`Rng`]: a small deterministic generator, so that a failure names its seed.
 //! - [`corpus`]: the hostile-input corpus's manifest and files.
 //! - [`certs`]: a throwaway CA and server certificate for TLS tests.
+//! - [`h2_frames`]: HTTP/2 frames written by hand.
 //! - [`servers`]: small HTTP servers that misbehave on purpose, for load clients to meet.
 //! - [`workspace_bin`]: a binary of this workspace, built when a test needs it.
 //! - [`check_expected`]: a snapshot file compared with what a test made.
 
 pub mod certs;
 pub mod corpus;
+pub mod h2_frames;
 pub mod servers;
 
 use std::process::{Command, Stdio};

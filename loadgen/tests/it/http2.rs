@@ -5,10 +5,14 @@
 use std::sync::Arc;
 
 use loadgen::http2::client::Windows;
-use loadgen::http2::frame::{MAX_FRAME, PREFACE, code};
+use loadgen::http2::frame::{MAX_FRAME, code};
 use loadgen::http2::hpack::{self, Decoder, HpackError};
 use loadgen::http2::huffman;
 use loadgen::http2::{Client, Event, Http2Error, Request};
+use testkit::h2_frames::{
+    CONTINUATION, DATA, GOAWAY, HEADERS, PING, PREFACE, PUSH_PROMISE, RST_STREAM, SETTINGS,
+    WINDOW_UPDATE, frame,
+};
 
 fn hex(text: &str) -> Vec<u8> {
     let digits: Vec<u8> = text.bytes().filter(u8::is_ascii_hexdigit).collect();
@@ -241,24 +245,6 @@ fn request_blocks_decode_to_the_fields() {
 }
 
 // --- The connection ---
-
-const DATA: u8 = 0;
-const HEADERS: u8 = 1;
-const RST_STREAM: u8 = 3;
-const SETTINGS: u8 = 4;
-const PUSH_PROMISE: u8 = 5;
-const PING: u8 = 6;
-const GOAWAY: u8 = 7;
-const WINDOW_UPDATE: u8 = 8;
-const CONTINUATION: u8 = 9;
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let mut frame = (payload.len() as u32).to_be_bytes()[1..].to_vec();
-    frame.extend([kind, flags]);
-    frame.extend(stream.to_be_bytes());
-    frame.extend(payload);
-    frame
-}
 
 fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
     let payload: Vec<u8> = pairs

@@ -16,6 +16,9 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use rustls_pki_types::pem::PemObject as _;
 use server::Config;
 use testkit::certs::TestCerts;
+use testkit::h2_frames::{
+    END_HEADERS, END_STREAM, GOAWAY, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame,
+};
 
 use crate::http::check_answer;
 use crate::{HttpResponse, TestServer};
@@ -191,22 +194,6 @@ fn every_transport_gets_the_same_answers() {
     }
 }
 
-/// An HTTP/2 frame: its header (RFC 9113, 4.1) and payload.
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let len = payload.len() as u32;
-    let mut out = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
-    out.extend_from_slice(&stream.to_be_bytes());
-    out.extend_from_slice(payload);
-    out
-}
-
-const HEADERS: u8 = 1;
-const RST_STREAM: u8 = 3;
-const SETTINGS: u8 = 4;
-const PING: u8 = 6;
-const GOAWAY: u8 = 7;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
 /// HPACK, static table only: `:method: POST`, `:path: /`, `:scheme: http`. The path is not
 /// served (404), which needs no body: enough for the stream cases.
 const POST_ROOT: &[u8] = &[0x83, 0x84, 0x86];
@@ -220,7 +207,7 @@ fn h2_raw(addr: SocketAddr, settings: &[(u16, u32)]) -> TcpStream {
         payload.extend_from_slice(&id.to_be_bytes());
         payload.extend_from_slice(&value.to_be_bytes());
     }
-    let mut hello = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    let mut hello = PREFACE.to_vec();
     hello.extend(frame(SETTINGS, 0, 0, &payload));
     stream.write_all(&hello).unwrap();
     stream

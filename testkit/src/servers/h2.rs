@@ -6,15 +6,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{BODY, Behaviour};
 
-const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-const DATA: u8 = 0x0;
-const HEADERS: u8 = 0x1;
-const RST_STREAM: u8 = 0x3;
-const SETTINGS: u8 = 0x4;
-const GOAWAY: u8 = 0x7;
-const END_STREAM: u8 = 0x1;
-const END_HEADERS: u8 = 0x4;
-const REFUSED_STREAM: u32 = 0x7;
+use crate::h2_frames::{
+    DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PREFACE, REFUSED_STREAM, RST_STREAM, SETTINGS,
+    frame,
+};
 
 #[derive(Debug, Clone, Copy)]
 pub(super) enum H2 {
@@ -100,11 +95,3 @@ impl H2 {
 /// What a connection's stream needs here.
 pub(super) trait ReadWrite: Read + Write {}
 impl<T: Read + Write> ReadWrite for T {}
-
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
-    let mut frame = (payload.len() as u32).to_be_bytes()[1..].to_vec();
-    frame.extend([kind, flags]);
-    frame.extend(stream.to_be_bytes());
-    frame.extend(payload);
-    frame
-}
