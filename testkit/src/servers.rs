@@ -70,6 +70,9 @@ pub enum Behaviour {
     /// HTTP/2: a GOAWAY with last stream 0 as soon as the preface is in: nothing is ever
     /// processed.
     H2RefuseAll,
+    /// HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS 0, and any stream sent before the client read it
+    /// reset with REFUSED_STREAM: no stream may ever open.
+    H2NoStreams,
 }
 
 /// [`Behaviour::Capacity`]'s window, and the delay it adds once its rate is passed.
@@ -349,7 +352,8 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             Behaviour::NeverReads
             | Behaviour::H2GoAwayAfter(_)
             | Behaviour::H2RefuseFirst
-            | Behaviour::H2RefuseAll => unreachable!("handled before reading"),
+            | Behaviour::H2RefuseAll
+            | Behaviour::H2NoStreams => unreachable!("handled before reading"),
             Behaviour::Stall => {
                 // Hold the connection and read whatever else comes, answering nothing.
                 while let Ok(n) = stream.read(&mut buffer) {

@@ -133,6 +133,18 @@ fn refused_streams_are_sent_again() {
                 "--http2 -c 1 -n 5",
             )
         },
+        Case {
+            exit_code: 1,
+            stderr: &[
+                "--http2: the server allows no streams (its SETTINGS_MAX_CONCURRENT_STREAMS is 0), so it takes no request",
+            ],
+            server_requests: Some(0),
+            ..case(
+                "a server that allows no streams",
+                Behaviour::H2NoStreams,
+                "--http2 -c 2 -n 5",
+            )
+        },
     ];
     check_each_within(&cases, Duration::from_secs(20));
 }

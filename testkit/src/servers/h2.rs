@@ -16,6 +16,7 @@ pub(super) enum H2 {
     GoAwayAfter(u32),
     RefuseFirst,
     RefuseAll,
+    NoStreams,
 }
 
 impl H2 {
@@ -24,6 +25,7 @@ impl H2 {
             Behaviour::H2GoAwayAfter(n) => Some(H2::GoAwayAfter(n)),
             Behaviour::H2RefuseFirst => Some(H2::RefuseFirst),
             Behaviour::H2RefuseAll => Some(H2::RefuseAll),
+            Behaviour::H2NoStreams => Some(H2::NoStreams),
             _ => None,
         }
     }
@@ -35,7 +37,11 @@ impl H2 {
         if stream.read_exact(&mut preface).is_err() || preface != PREFACE {
             return;
         }
-        let mut out = frame(SETTINGS, 0, 0, &[]);
+        let mut out = match self {
+            // SETTINGS_MAX_CONCURRENT_STREAMS (0x3): 0.
+            H2::NoStreams => frame(SETTINGS, 0, 0, &[0, 3, 0, 0, 0, 0]),
+            _ => frame(SETTINGS, 0, 0, &[]),
+        };
         if let H2::RefuseAll = self {
             out.extend(frame(GOAWAY, 0, 0, &[0, 0, 0, 0, 0, 0, 0, 0]));
             let _ = stream.write_all(&out);
@@ -65,6 +71,8 @@ impl H2 {
             }
             seen += 1;
             let out = match self {
+                // A stream sent before the client read the limit is refused (RFC 9113, 5.1.2).
+                H2::NoStreams => frame(RST_STREAM, 0, id, &REFUSED_STREAM.to_be_bytes()),
                 H2::RefuseFirst if seen == 1 => {
                     frame(RST_STREAM, 0, id, &REFUSED_STREAM.to_be_bytes())
                 }

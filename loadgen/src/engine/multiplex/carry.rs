@@ -114,6 +114,8 @@ pub(super) async fn carry<IO>(
         .request_timeout
         .map(|_| Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())));
     let mut error: Option<Http2Error> = None;
+    // The server's SETTINGS allowed no stream at all.
+    let mut no_streams = false;
     loop {
         let now = Instant::now();
         let capacity = h2.streams.min(client.peer_max_streams());
@@ -242,6 +244,12 @@ pub(super) async fn carry<IO>(
                     .await;
                     break;
                 }
+                if client.peer_max_streams() == 0 && client.open_streams() == 0 {
+                    // Nothing can be sent here until the server raises its limit, which it
+                    // need never do: the connection is given up (a new one may allow streams).
+                    no_streams = true;
+                    break;
+                }
             }
             Wake::Inbox => {}
             Wake::Timer => {
@@ -263,8 +271,15 @@ pub(super) async fn carry<IO>(
         }
     }
     // The connection ended: what was in flight failed with it.
-    if !answered && let Some(why) = refusal(error.as_ref(), client.goaway(), client.heard_from()) {
-        state.h2_refused(&why);
+    if !answered {
+        if no_streams {
+            state.shared.abort(
+                "--http2: the server allows no streams (its SETTINGS_MAX_CONCURRENT_STREAMS is 0), so it takes no request".to_owned(),
+                1,
+            );
+        } else if let Some(why) = refusal(error.as_ref(), client.goaway(), client.heard_from()) {
+            state.h2_refused(&why);
+        }
     }
     let left: Vec<InFlight> = client.take_streams().collect();
     for flight in left {
