@@ -122,7 +122,9 @@ pub fn run(
             let listener = listener.try_clone()?;
             let canned = Arc::clone(&canned);
             let acceptor = acceptor.clone();
-            Ok(std::thread::spawn(move || serve(listener, &canned, acceptor)))
+            Ok(std::thread::spawn(move || {
+                serve(listener, &canned, acceptor)
+            }))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     for thread in threads {

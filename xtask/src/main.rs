@@ -5,6 +5,8 @@
 //!
 //! # Map
 //! - [`bench_server`]: wstest-server against the HTTP ceiling, as ratios per round.
+//! - [`bench_protocols`]: what TLS and HTTP/2 cost wstest-server against what they cost the
+//!   ceiling, the protocols interleaved in each round.
 //! - [`bench_loadgen`]: loadgen beside ab, wrk, oha and the syscall floor: CPU per request.
 //! - [`suite_vs_direct`]: the suite's figure for a cell against a direct loadgen run of it.
 //! - [`delay_line`]: a link's delay in user space, for kernels without netem.
@@ -13,6 +15,7 @@
 //! - [`workspace`]: the workspace's paths, release builds, pinned children, dates, results files.
 
 mod bench_loadgen;
+mod bench_protocols;
 mod bench_server;
 mod delay_line;
 mod layout;
@@ -29,6 +32,7 @@ use clap::Parser as _;
 #[command(name = "cargo xtask", version, about)]
 enum Task {
     BenchServer(bench_server::Args),
+    BenchProtocols(bench_protocols::Args),
     BenchLoadgen(bench_loadgen::Args),
     SuiteVsDirect(suite_vs_direct::Args),
     CheckLayout(layout::Args),
@@ -41,6 +45,7 @@ enum Task {
 fn main() -> ExitCode {
     let outcome = match Task::parse() {
         Task::BenchServer(args) => bench_server::run(&args),
+        Task::BenchProtocols(args) => bench_protocols::run(&args),
         Task::BenchLoadgen(args) => bench_loadgen::run(&args),
         Task::SuiteVsDirect(args) => suite_vs_direct::run(&args),
         Task::CheckLayout(args) => layout::run(&args),
