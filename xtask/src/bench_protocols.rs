@@ -16,6 +16,7 @@ use std::time::Duration;
 use anyhow::{Context as _, bail};
 use suite::output::SuiteResults;
 
+use crate::bench_server::IN_FLIGHT;
 use crate::workspace::{self, append_result, median_of};
 
 /// wstest-server against the ceiling over each protocol.
@@ -46,8 +47,6 @@ const PROTOCOLS: [(&str, &[&str]); 4] = [
     ("h2c", &["--http2"]),
     ("h2 over TLS", &["--tls", "--http2"]),
 ];
-/// Requests in flight in every cell.
-const IN_FLIGHT: u32 = 30;
 
 /// One run of one server: requests per second and CPU µs per request.
 #[derive(Debug, Clone, Copy)]

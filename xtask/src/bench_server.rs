@@ -141,7 +141,7 @@ fn connections(args: &Args) -> u32 {
 }
 
 /// Requests in flight in every cell, whatever the protocol.
-const IN_FLIGHT: u32 = 30;
+pub(crate) const IN_FLIGHT: u32 = 30;
 
 /// The Markdown table: per test the medians of requests per second and of the per-round ratios.
 fn table(stamp: &str, results: &SuiteResults, args: &Args, pgo: bool) -> String {
