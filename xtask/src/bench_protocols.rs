@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use suite::output::SuiteResults;
 
 use crate::bench_server::IN_FLIGHT;
@@ -100,15 +100,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             if !args.tests.is_empty() {
                 suite_args.extend(["--tests".to_owned(), args.tests.join(",")]);
             }
-            let code = suite::run(&suite_args)?;
-            if code != 0 {
-                bail!("loadgen suite {} exited {code}", suite_args.join(" "));
-            }
-            let results: SuiteResults = serde_json::from_str(
-                &std::fs::read_to_string(dir.join("results.json"))
-                    .context("reading the suite's results")?,
-            )?;
-            figures[index].push(results);
+            figures[index].push(workspace::suite_results(&suite_args, &dir)?);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

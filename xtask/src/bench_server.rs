@@ -120,14 +120,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         suite_args.push(format!("--streams={}", args.streams));
     }
     suite_args.push(format!("--concurrency={}", connections(args)));
-    let code = suite::run(&suite_args)?;
-    if code != 0 {
-        bail!("loadgen suite {} exited {code}", suite_args.join(" "));
-    }
-    let results: SuiteResults = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("results.json"))
-            .context("reading the suite's results")?,
-    )?;
+    let results = workspace::suite_results(&suite_args, &dir)?;
     let _ = std::fs::remove_dir_all(&dir);
     let mut table = table(&stamp, &results, args, !targets.is_empty());
     drop(targets);

@@ -6,9 +6,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use suite::client::CellSpec;
-use suite::output::SuiteResults;
 use suite::placement::Placement;
 use suite::target::TargetSpec;
 
@@ -70,11 +69,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             dir.display().to_string(),
         ])
         .collect();
-        if suite::run(&suite_args)? != 0 {
-            bail!("loadgen suite {} failed", suite_args.join(" "));
-        }
-        let results: SuiteResults =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("results.json"))?)?;
+        let results = workspace::suite_results(&suite_args, &dir)?;
         let cell = results
             .cells
             .first()

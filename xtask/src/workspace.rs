@@ -143,3 +143,19 @@ pub(crate) fn start_server(
     let _restore = suite::placement::SavedAffinity::save()?;
     suite::target::Target::start(spec, placement, tls)
 }
+
+/// Runs `loadgen suite ARGS` in this process (ARGS name `--out dir`) and reads the results it
+/// wrote there.
+pub(crate) fn suite_results(
+    suite_args: &[String],
+    dir: &Path,
+) -> anyhow::Result<suite::output::SuiteResults> {
+    let code = suite::run(suite_args)?;
+    if code != 0 {
+        anyhow::bail!("loadgen suite {} exited {code}", suite_args.join(" "));
+    }
+    Ok(serde_json::from_str(
+        &std::fs::read_to_string(dir.join("results.json"))
+            .context("reading the suite's results")?,
+    )?)
+}
