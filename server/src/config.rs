@@ -30,17 +30,23 @@ pub struct Args {
     /// Largest request body accepted, in bytes; larger ones get 413.
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
     pub max_body: usize,
-    /// Seconds a client has to send a request's headers; 0 turns the limit off.
+    /// Seconds a client has to send a request's headers once they start; over HTTP/2, to finish
+    /// any frame other than DATA (a header block with its CONTINUATIONs, the preface) once it
+    /// starts. Never counts while an answer is being written. 0 turns the limit off.
     #[arg(long, default_value_t = 30.0)]
     pub header_timeout: f64,
-    /// Seconds a client has to send a request's body once its headers are in; 0 turns the
-    /// limit off.
+    /// Seconds a client has to send a request's body once its headers are in (over HTTP/2, per
+    /// stream: 408 at the limit); 0 turns the limit off.
     #[arg(long, default_value_t = 60.0)]
     pub body_timeout: f64,
-    /// Seconds a response may wait for a client that does not read it; 0 turns the limit off.
+    /// Seconds an answer may go without progress: the socket not drained, or over HTTP/2 no
+    /// answer moving because the client keeps its windows shut. A client reading slowly but
+    /// steadily is never cut. Past it the connection ends (HTTP/2: GOAWAY, then the close); 0
+    /// turns the limit off.
     #[arg(long, default_value_t = 30.0)]
     pub write_timeout: f64,
-    /// Seconds a keep-alive connection may sit idle between requests; 0 turns the limit off.
+    /// Seconds a keep-alive connection may sit idle between requests (HTTP/2: no stream open, no
+    /// answer left to write, no bytes moving; then GOAWAY and the close); 0 turns the limit off.
     #[arg(long, default_value_t = 60.0)]
     pub idle_timeout: f64,
     /// Seconds that requests in flight get to finish after SIGTERM or SIGINT; answers still
@@ -75,6 +81,11 @@ pub struct Args {
     /// (REFUSED_STREAM).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_streams: u32,
+    /// Behind a proxy that terminates TLS: take the scheme and host of the WSDL's address from
+    /// the proxy's Forwarded or X-Forwarded-Proto and X-Forwarded-Host headers. Off by
+    /// default, since any client can send them.
+    #[arg(long)]
+    pub trust_proxy: bool,
 }
 
 /// The bindings `--binding` offers.
@@ -127,6 +138,8 @@ pub struct Config {
     pub tls_handshake_timeout: Option<Duration>,
     /// HTTP/2 streams open at once per connection (`--max-streams`).
     pub max_streams: u32,
+    /// Whether the WSDL's address follows a proxy's forwarding headers (`--trust-proxy`).
+    pub trust_proxy: bool,
 }
 
 impl Default for Config {
@@ -148,6 +161,7 @@ impl Default for Config {
             tls: None,
             tls_handshake_timeout: Some(Duration::from_secs(10)),
             max_streams: 100,
+            trust_proxy: false,
         }
     }
 }
@@ -181,6 +195,7 @@ impl Args {
             },
             tls_handshake_timeout: seconds("--tls-handshake-timeout", self.tls_handshake_timeout)?,
             max_streams: self.max_streams,
+            trust_proxy: self.trust_proxy,
         })
     }
 }

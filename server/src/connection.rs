@@ -23,9 +23,10 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::Poll;
+use std::time::Duration;
 
 use hyper::server::conn::{http1, http2};
 use hyper_util::rt::TokioIo;
@@ -35,12 +36,16 @@ use tokio::sync::{Notify, watch};
 use tokio_rustls::TlsAcceptor;
 
 use crate::config::Config;
+use crate::frames::PREFACE;
 use crate::service;
 use crate::watchdog::{ConnectionState, WatchedIo};
 use tls::ALPN_H2;
 
-/// HTTP/2's connection preface (RFC 9113, section 3.4).
-const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+/// How long an HTTP/2 connection asked to go away by its watchdog has to write its GOAWAY.
+const GOAWAY_WRITE: Duration = Duration::from_millis(100);
+
+/// How long a closing connection reads and drops what its client still sends (see [`linger`]).
+const LINGER: Duration = Duration::from_millis(500);
 
 /// The protocol engines a worker's connections share.
 pub(crate) struct Protocols {
@@ -176,12 +181,12 @@ async fn read_preface<S: AsyncRead + AsyncWrite + Unpin>(io: &mut WatchedIo<S>) 
             Ok(0) | Err(_) => return None,
             Ok(read) => n += read,
         }
-        if head[..n] != H2_PREFACE[..n] {
+        if head[..n] != PREFACE[..n] {
             break;
         }
     }
     io.unread(&head[..n]);
-    Some(n == H2_PREFACE.len() && head == *H2_PREFACE)
+    Some(n == PREFACE.len() && head == *PREFACE)
 }
 
 /// Serves HTTP/1.1 until hyper lets go: false when the connection is done with, true when it
@@ -215,8 +220,13 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + 'static>(
     mut stop: watch::Receiver<bool>,
 ) {
     state.set_multiplexed();
+    let mut io = io;
+    io.follow_frames();
+    let socket = io.socket();
+    let watched = Rc::clone(&state);
     let service = service::service(config, state);
     let mut connection = pin!(protocols.http2.serve_connection(TokioIo::new(io), service));
+    let mut ended = pin!(watched.ended());
     tokio::select! {
         biased;
         _ = connection.as_mut() => {}
@@ -224,7 +234,38 @@ async fn serve_h2<S: AsyncRead + AsyncWrite + Unpin + 'static>(
             connection.as_mut().graceful_shutdown();
             let _ = connection.await;
         }
+        // Past a timeout: GOAWAY, written if the socket takes it, then the close.
+        _ = ended.as_mut() => {
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(GOAWAY_WRITE, connection).await;
+        }
     }
+    linger(&socket).await;
+}
+
+/// Closes the sending side, then reads and drops what the client still sends until it closes
+/// too, or for [`LINGER`] at most. Closing a socket with unread bytes makes the kernel reset
+/// the connection, and the reset destroys what the client had not read yet: the GOAWAY that
+/// says why its connection ends, once seen lost that way on a client flooding empty DATA
+/// frames.
+async fn linger<S: AsyncRead + AsyncWrite + Unpin>(socket: &RefCell<S>) {
+    let _ = std::future::poll_fn(|cx| Pin::new(&mut *socket.borrow_mut()).poll_shutdown(cx)).await;
+    let mut sink = vec![0u8; 4096];
+    let drain = async {
+        loop {
+            let read = std::future::poll_fn(|cx| {
+                let mut buf = ReadBuf::new(&mut sink);
+                Pin::new(&mut *socket.borrow_mut())
+                    .poll_read(cx, &mut buf)
+                    .map_ok(|()| buf.filled().len())
+            })
+            .await;
+            if !matches!(read, Ok(n) if n > 0) {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
 /// Waits until the client has sent something (true) or closed (false), reading nothing.

@@ -8,6 +8,7 @@
 //!   HTTP/1.1), and the drain at shutdown.
 //! - `watchdog`: the header, body, write and idle timeouts of a connection, and when it
 //!   hibernates.
+//! - `frames`: where an HTTP/2 client's bytes stand between frames, for the header timeout.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
 //!
 //! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
@@ -16,6 +17,7 @@
 
 pub mod config;
 mod connection;
+mod frames;
 pub mod service;
 mod watchdog;
 

@@ -3,7 +3,7 @@
 //! | request | answer |
 //! |---|---|
 //! | POST to a served path, text/xml | 200 with the response envelope, or 500 with a SOAP fault |
-//! | GET a served path with `?wsdl` | 200 with the WSDL, its address taken from Host |
+//! | GET a served path with `?wsdl` | 200 with the WSDL, its address `https://` over TLS and taken from Host (or, with `--trust-proxy`, from Forwarded / X-Forwarded-Proto and X-Forwarded-Host) |
 //! | another method on a served path | 405 with `Allow: GET, POST` |
 //! | any other path | 404 |
 //! | a body over `--max-body` | 413, before the body is read when its length is declared |
@@ -26,8 +26,8 @@ use http::header::{
     ACCEPT_ENCODING, ALLOW, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE, HOST, TRANSFER_ENCODING,
 };
 use http::{HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
-use hyper::body::{Body as _, Incoming};
+use http_body_util::{BodyExt as _, LengthLimitError, Limited};
+use hyper::body::{Body as _, Frame, Incoming, SizeHint};
 
 use crate::config::{BindingChoice, Config};
 use crate::watchdog::ConnectionState;
@@ -65,9 +65,9 @@ pub(crate) fn service(
     state: Rc<ConnectionState>,
 ) -> impl hyper::service::Service<
     Request<Incoming>,
-    Response = Response<Full<Body>>,
+    Response = Response<Answer>,
     Error = Infallible,
-    Future = impl Future<Output = Result<Response<Full<Body>>, Infallible>>,
+    Future = impl Future<Output = Result<Response<Answer>, Infallible>>,
 > + Clone {
     hyper::service::service_fn(move |request| {
         let config = Rc::clone(&config);
@@ -75,7 +75,12 @@ pub(crate) fn service(
         state.request_started();
         TALLY.with(|tally| tally.requests.set(tally.requests.get() + 1));
         async move {
-            let response = handle(&config, &state, request).await;
+            let mut response = handle(&config, &state, request).await;
+            if state.multiplexed() {
+                // Over HTTP/2 the answer is written after the service has returned, as flow
+                // control allows: the watchdog follows it to keep the write timeout.
+                response.body_mut().watch(&state);
+            }
             state.request_done();
             Ok::<_, Infallible>(response)
         }
@@ -87,7 +92,7 @@ pub(crate) async fn handle(
     config: &Config,
     state: &ConnectionState,
     request: Request<Incoming>,
-) -> Response<Full<Body>> {
+) -> Response<Answer> {
     if let Some(refusal) = check_framing(&request) {
         return refusal;
     }
@@ -110,7 +115,7 @@ pub(crate) async fn handle(
                 .query()
                 .is_some_and(|query| query.eq_ignore_ascii_case("wsdl")) =>
         {
-            wsdl(&request)
+            wsdl(config, &request)
         }
         _ => {
             let mut response = plain(
@@ -132,7 +137,7 @@ async fn soap(
     config: &Config,
     state: &ConnectionState,
     request: Request<Incoming>,
-) -> Response<Full<Body>> {
+) -> Response<Answer> {
     let encoding = match body_encoding(request.headers().get(CONTENT_TYPE)) {
         Ok(encoding) => encoding,
         Err(refusal) => return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, refusal),
@@ -267,7 +272,7 @@ async fn soap(
     } else {
         out
     };
-    let mut response = Response::new(Full::new(Body::from(answer)));
+    let mut response = Response::new(Answer::new(Body::from(answer)));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, content_type);
     if gzip_answer {
@@ -299,14 +304,56 @@ fn accepts_gzip(value: &[u8]) -> bool {
     })
 }
 
+/// A response's body as hyper takes it: one [`Body`] in one frame, as `http_body_util::Full`
+/// gives it, which the service can still reach after the answer is made ([`Answer::watch`]).
+#[derive(Debug)]
+pub struct Answer(Option<Body>);
+
+impl Answer {
+    fn new(body: Body) -> Answer {
+        Answer(Some(body).filter(|body| !body.bytes.is_empty()))
+    }
+
+    /// Tells `state` how the writing of this answer goes (HTTP/2, where it outlives the
+    /// service's call).
+    fn watch(&mut self, state: &Rc<ConnectionState>) {
+        if let Some(body) = &mut self.0 {
+            state.answer_queued();
+            body.watched = Some(Rc::clone(state));
+        }
+    }
+}
+
+impl hyper::body::Body for Answer {
+    type Data = Body;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Frame<Body>, Infallible>>> {
+        std::task::Poll::Ready(self.get_mut().0.take().map(|body| Ok(Frame::data(body))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.0.as_ref().map_or(0, |body| body.bytes.len() as u64))
+    }
+}
+
 /// A response body: a buffer that goes back to its thread's pool when hyper has written it, so
 /// that answering a request allocates nothing for the response. Every response is written
 /// anew into a cleared buffer; only the memory is reused.
-#[derive(Debug)]
 pub struct Body {
     bytes: Vec<u8>,
     /// How much of `bytes` hyper has taken.
     at: usize,
+    /// Over HTTP/2, the connection whose watchdog follows the writing of this answer, until it
+    /// is written whole.
+    watched: Option<Rc<ConnectionState>>,
 }
 
 /// Buffers kept per thread: enough for a worker's connections' responses in flight.
@@ -338,14 +385,31 @@ impl Body {
     }
 }
 
+impl std::fmt::Debug for Body {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Body")
+            .field("len", &self.bytes.len())
+            .field("at", &self.at)
+            .field("watched", &self.watched.is_some())
+            .finish()
+    }
+}
+
 impl From<Vec<u8>> for Body {
     fn from(bytes: Vec<u8>) -> Body {
-        Body { bytes, at: 0 }
+        Body {
+            bytes,
+            at: 0,
+            watched: None,
+        }
     }
 }
 
 impl Drop for Body {
     fn drop(&mut self) {
+        if let Some(state) = self.watched.take() {
+            state.answer_ended();
+        }
         if self.at < self.bytes.len() {
             let _ = TALLY.try_with(|tally| tally.cut.set(tally.cut.get() + 1));
         }
@@ -378,6 +442,13 @@ impl bytes::Buf for Body {
             "advanced past the end of a response body"
         );
         self.at += n;
+        if let Some(state) = &self.watched {
+            state.answer_moved();
+            if self.at == self.bytes.len() {
+                state.answer_ended();
+                self.watched = None;
+            }
+        }
     }
 }
 
@@ -395,7 +466,7 @@ fn now() -> wstest::DateTime {
 /// (Transfer-Encoding with Content-Length never reaches here: hyper drops the Content-Length
 /// and reads the body as chunked, as the RFC allows.) The connection closes after the refusal, since where the next request starts is
 /// in doubt.
-fn check_framing(request: &Request<Incoming>) -> Option<Response<Full<Body>>> {
+fn check_framing(request: &Request<Incoming>) -> Option<Response<Answer>> {
     let headers = request.headers();
     let reason = if request.version() == http::Version::HTTP_11 && !headers.contains_key(HOST) {
         (
@@ -455,7 +526,7 @@ fn body_encoding(value: Option<&HeaderValue>) -> Result<Option<Encoding>, String
     Err(format!("Content-Type {shown:?} is not supported: {hint}\n"))
 }
 
-fn too_large(config: &Config) -> Response<Full<Body>> {
+fn too_large(config: &Config) -> Response<Answer> {
     let mut response = plain(
         StatusCode::PAYLOAD_TOO_LARGE,
         format!(
@@ -470,11 +541,34 @@ fn too_large(config: &Config) -> Response<Full<Body>> {
     response
 }
 
-fn wsdl(request: &Request<Incoming>) -> Response<Full<Body>> {
-    let host = request
-        .headers()
-        .get(HOST)
-        .and_then(|host| host.to_str().ok())
+fn wsdl(config: &Config, request: &Request<Incoming>) -> Response<Answer> {
+    let address = wsdl_address(config, request);
+    let mut response = Response::new(Answer::new(Body::from(
+        wstest::wsdl::wsdl(&address).into_bytes(),
+    )));
+    response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
+    response
+}
+
+/// The endpoint a client should call, as it reached this server: the scheme of the connection
+/// (https over TLS), the host it asked for, and the path it asked. Behind a proxy that
+/// terminates TLS (`--trust-proxy`), the proxy's Forwarded or X-Forwarded-* headers say the
+/// scheme and host the client used.
+fn wsdl_address(config: &Config, request: &Request<Incoming>) -> String {
+    let headers = request.headers();
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::trim)
+            .filter(|value| !value.is_empty())
+    };
+    let mut scheme = if config.tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let mut host = text(HOST.as_str())
         .or_else(|| {
             request
                 .uri()
@@ -482,16 +576,41 @@ fn wsdl(request: &Request<Incoming>) -> Response<Full<Body>> {
                 .map(|authority| authority.as_str())
         })
         .unwrap_or("localhost:8082");
-    let address = format!("http://{host}{}", request.uri().path());
-    let mut response = Response::new(Full::new(Body::from(
-        wstest::wsdl::wsdl(&address).into_bytes(),
-    )));
-    response.headers_mut().insert(CONTENT_TYPE, TEXT_XML);
-    response
+    if config.trust_proxy {
+        // The first hop's values: a proxy appends its own after the client's.
+        let forwarded = text("forwarded").map(first_item);
+        let parameter = |name: &str| {
+            forwarded.and_then(|element| {
+                element.split(';').find_map(|pair| {
+                    let (key, value) = pair.split_once('=')?;
+                    key.trim()
+                        .eq_ignore_ascii_case(name)
+                        .then(|| value.trim().trim_matches('"'))
+                })
+            })
+        };
+        let proto = parameter("proto").or_else(|| text("x-forwarded-proto").map(first_item));
+        match proto {
+            Some(proto) if proto.eq_ignore_ascii_case("https") => scheme = "https",
+            Some(proto) if proto.eq_ignore_ascii_case("http") => scheme = "http",
+            _ => {}
+        }
+        if let Some(forwarded_host) =
+            parameter("host").or_else(|| text("x-forwarded-host").map(first_item))
+        {
+            host = forwarded_host;
+        }
+    }
+    format!("{scheme}://{host}{}", request.uri().path())
 }
 
-fn plain(status: StatusCode, text: String) -> Response<Full<Body>> {
-    let mut response = Response::new(Full::new(Body::from(text.into_bytes())));
+/// The first of a comma-separated list of values (a proxy appends its own after the client's).
+fn first_item(value: &str) -> &str {
+    value.split(',').next().unwrap_or(value).trim()
+}
+
+fn plain(status: StatusCode, text: String) -> Response<Answer> {
+    let mut response = Response::new(Answer::new(Body::from(text.into_bytes())));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, TEXT_PLAIN);
     response

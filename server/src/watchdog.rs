@@ -16,10 +16,19 @@
 //! request into hibernation: hyper lets go of it and of its buffers, and `connection` serves the
 //! next request with a new hyper connection on the same socket.
 //!
-//! On HTTP/2 (`multiplexed`) the same limits hold for the connection: idle when no stream is
-//! open; header when bytes arrived with no stream open and no request has started since; write
-//! as on HTTP/1.1. A stream's body timeout is kept by the service, per stream
-//! ([`ConnectionState::multiplexed`]).
+//! On HTTP/2 (`multiplexed`) each limit has the same meaning, read from the frames:
+//! - header: a frame other than DATA (a header block with its CONTINUATIONs, a SETTINGS, a
+//!   PING...) or the connection preface has begun to arrive and is not whole after `header`
+//!   ([`frames::FrameTracker`]); WINDOW_UPDATEs from a client reading an answer are whole
+//!   frames, so a slow reader is never held to it;
+//! - body: per stream, kept by the service;
+//! - write: an answer has bytes left and no answer on the connection has moved (the client's
+//!   windows stay shut) and no write was possible (the socket is not drained) for `write`;
+//! - idle: no stream open, no answer left to write, no frame part-way, and no bytes moved for
+//!   `idle`.
+//!
+//! An HTTP/2 connection past a limit is asked to go away ([`ConnectionState::ended`]): GOAWAY,
+//! then a close once it is written, within [`GOAWAY_GRACE`].
 
 use std::cell::{Cell, RefCell};
 use std::pin::Pin;
@@ -28,7 +37,14 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
 use tokio::time::Instant;
+
+use crate::frames::FrameTracker;
+
+/// How long an HTTP/2 connection past a limit has to write its GOAWAY and close, before its
+/// task is ended.
+pub(crate) const GOAWAY_GRACE: Duration = Duration::from_secs(1);
 
 /// The limits a watchdog keeps; `None` turns one off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,6 +94,12 @@ pub(crate) struct ConnectionState {
     /// HTTP/2: requests overlap, `active` of them at once.
     multiplexed: Cell<bool>,
     active: Cell<u32>,
+    /// HTTP/2: answers handed to hyper with bytes still to write, and how often any of them
+    /// moved (a frame of it taken to be written).
+    answers_unsent: Cell<u32>,
+    answer_moves: Cell<u64>,
+    /// HTTP/2: the watchdog asks the connection to go away.
+    end: Notify,
 }
 
 impl ConnectionState {
@@ -87,6 +109,9 @@ impl ConnectionState {
             may_hibernate: Cell::new(may_hibernate),
             multiplexed: Cell::new(false),
             active: Cell::new(0),
+            answers_unsent: Cell::new(0),
+            answer_moves: Cell::new(0),
+            end: Notify::new(),
             born: Instant::now(),
             n_reads: Cell::new(0),
             waiting: Cell::new(true),
@@ -111,18 +136,27 @@ impl ConnectionState {
         self.n_reads.set(self.n_reads.get() + 1);
         // Bytes read between requests, or after the request's body is in (read ahead, as a
         // pipelining client sends them), start the next request's head: its header timeout
-        // runs, and the connection is not idle.
-        // On HTTP/2 only bytes with no stream open start a "head".
-        let between_requests =
-            self.waiting.get() || (!self.multiplexed.get() && self.body_started.get() == 0);
-        if between_requests && self.head_started.get() == 0 {
+        // runs, and the connection is not idle. (HTTP/2 reads the frames instead:
+        // `on_frames`.)
+        let between_requests = self.waiting.get() || self.body_started.get() == 0;
+        if !self.multiplexed.get() && between_requests && self.head_started.get() == 0 {
             self.head_started.set(self.stamp());
         }
     }
 
-    /// Waiting for the next request, with none of it read.
+    /// HTTP/2: whether, after what was just read, a frame other than DATA (or a header block,
+    /// or the preface) is part-way, which the header timeout holds to its limit.
+    fn on_frames(&self, part_way: bool) {
+        match (part_way, self.head_started.get()) {
+            (true, 0) => self.head_started.set(self.stamp()),
+            (false, since) if since != 0 => self.head_started.set(0),
+            _ => {}
+        }
+    }
+
+    /// Waiting for the next request, with none of it read and no answer left to write.
     fn is_idle(&self) -> bool {
-        self.waiting.get() && self.head_started.get() == 0
+        self.waiting.get() && self.head_started.get() == 0 && self.answers_unsent.get() == 0
     }
 
     /// Ends hyper's wait for the next request: its next read sees the end of the stream, and
@@ -167,8 +201,9 @@ impl ConnectionState {
     pub(crate) fn request_started(&self) {
         self.active.set(self.active.get() + 1);
         self.waiting.set(false);
-        self.head_started.set(0);
+        // On HTTP/2 the next stream's header block may already be part-way.
         if !self.multiplexed.get() {
+            self.head_started.set(0);
             self.body_started.set(self.stamp());
         }
     }
@@ -176,6 +211,31 @@ impl ConnectionState {
     /// The request's body has been read (or refused).
     pub(crate) fn body_read(&self) {
         self.body_started.set(0);
+    }
+
+    /// HTTP/2: an answer was handed to hyper, to be written as the client's windows allow.
+    pub(crate) fn answer_queued(&self) {
+        if self.answers_unsent.get() == 0 {
+            // The write timeout counts from here for the first answer in a quiet connection.
+            self.answer_moved();
+        }
+        self.answers_unsent.set(self.answers_unsent.get() + 1);
+    }
+
+    /// HTTP/2: a frame of an answer was taken to be written.
+    pub(crate) fn answer_moved(&self) {
+        self.answer_moves.set(self.answer_moves.get() + 1);
+    }
+
+    /// HTTP/2: an answer was written whole, or dropped.
+    pub(crate) fn answer_ended(&self) {
+        self.answers_unsent
+            .set(self.answers_unsent.get().saturating_sub(1));
+    }
+
+    /// Resolves when the watchdog asks this HTTP/2 connection to go away.
+    pub(crate) async fn ended(&self) {
+        self.end.notified().await;
     }
 
     /// The service has answered; what is read next belongs to the next request.
@@ -190,13 +250,24 @@ impl ConnectionState {
 /// should not wait for long timeouts. 10,000 connections cost 5,000 wake-ups a second.
 const MAX_TICK: Duration = Duration::from_secs(2);
 
-/// Resolves when the connection has overrun one of its timeouts. On the way, a connection idle
-/// for a whole tick, with nothing read or written, hibernates.
+/// Resolves when the connection has overrun one of its timeouts; an HTTP/2 connection has
+/// then been asked to go away, and been given [`GOAWAY_GRACE`] to do it. On the way, a
+/// connection idle for a whole tick, with nothing read or written, hibernates.
 pub(crate) async fn watchdog(state: Rc<ConnectionState>, timeouts: Timeouts) {
+    overrun(&state, timeouts).await;
+    if state.multiplexed() {
+        state.end.notify_one();
+        tokio::time::sleep(GOAWAY_GRACE).await;
+    }
+}
+
+async fn overrun(state: &ConnectionState, timeouts: Timeouts) {
     let tick = (timeouts.shortest().unwrap_or(Duration::MAX) / 4)
         .clamp(Duration::from_millis(5), MAX_TICK);
     let mut seen = (state.n_reads.get(), state.n_writes.get());
     let mut quiet_since = Instant::now();
+    let mut answers_seen = state.answer_moves.get();
+    let mut answers_quiet_since = quiet_since;
     loop {
         tokio::time::sleep(tick).await;
         let now = Instant::now();
@@ -204,6 +275,12 @@ pub(crate) async fn watchdog(state: Rc<ConnectionState>, timeouts: Timeouts) {
         if activity != seen {
             seen = activity;
             quiet_since = now;
+        }
+        // HTTP/2: since when no answer has moved while some wait to be written.
+        let moves = state.answer_moves.get();
+        if moves != answers_seen || state.answers_unsent.get() == 0 {
+            answers_seen = moves;
+            answers_quiet_since = now;
         }
         let overran = |limit: Option<Duration>, since: Option<Instant>| {
             limit
@@ -217,6 +294,10 @@ pub(crate) async fn watchdog(state: Rc<ConnectionState>, timeouts: Timeouts) {
             || overran(timeouts.header, state.instant(state.head_started.get()))
             || overran(timeouts.body, state.instant(state.body_started.get()))
             || overran(timeouts.write, state.instant(state.write_blocked.get()))
+            || overran(
+                timeouts.write,
+                (state.answers_unsent.get() > 0).then_some(answers_quiet_since),
+            )
         {
             return;
         }
@@ -240,6 +321,8 @@ pub(crate) struct WatchedIo<S> {
     inner: Rc<RefCell<S>>,
     state: Rc<ConnectionState>,
     unread: Vec<u8>,
+    /// HTTP/2: the frame boundaries of what the client sent, for the header timeout.
+    frames: Option<Box<FrameTracker>>,
 }
 
 impl<S> WatchedIo<S> {
@@ -248,7 +331,19 @@ impl<S> WatchedIo<S> {
             inner,
             state,
             unread: Vec::new(),
+            frames: None,
         }
+    }
+
+    /// The stream under this one, which outlives hyper's hold on it.
+    pub(crate) fn socket(&self) -> Rc<RefCell<S>> {
+        Rc::clone(&self.inner)
+    }
+
+    /// HTTP/2: follows the frames read from here on (the preface first, as `unread` has it or
+    /// the client sends it), so that the header timeout holds a part-way frame.
+    pub(crate) fn follow_frames(&mut self) {
+        self.frames = Some(Box::default());
     }
 
     /// `bytes` are read again before anything else.
@@ -263,21 +358,30 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for WatchedIo<S> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        if !self.unread.is_empty() {
-            let n = self.unread.len().min(buf.remaining());
-            buf.put_slice(&self.unread[..n]);
-            self.unread.drain(..n);
+        let this = &mut *self;
+        let before = buf.filled().len();
+        if !this.unread.is_empty() {
+            let n = this.unread.len().min(buf.remaining());
+            buf.put_slice(&this.unread[..n]);
+            this.unread.drain(..n);
+            if let Some(frames) = &mut this.frames {
+                frames.read(&buf.filled()[before..]);
+                this.state.on_frames(frames.head_part_way());
+            }
             return Poll::Ready(Ok(()));
         }
-        let state = &self.state;
+        let state = &this.state;
         if state.hibernating.get() && state.is_idle() {
             // The end of the stream, as hyper sees it; the socket stays open.
             return Poll::Ready(Ok(()));
         }
-        let before = buf.filled().len();
-        let result = Pin::new(&mut *self.inner.borrow_mut()).poll_read(cx, buf);
+        let result = Pin::new(&mut *this.inner.borrow_mut()).poll_read(cx, buf);
         if buf.filled().len() > before {
             state.on_read();
+            if let Some(frames) = &mut this.frames {
+                frames.read(&buf.filled()[before..]);
+                state.on_frames(frames.head_part_way());
+            }
         } else if result.is_pending() && state.is_idle() {
             // One waker clone per request, and none when the same task waits again.
             let waker = state.idle_reader.take();

@@ -2,7 +2,9 @@
 //! HTTP/2 by ALPN) with the suite's certificate and passing each request on over kept-alive
 //! HTTP/1.1 connections, on the stack's cores. Every such stack gets the same terminator, set
 //! up alike, so that their figures compare with each other (not with a stack that serves TLS
-//! itself: nginx's work is then part of the cell, which the table's name says).
+//! itself: nginx's work is then part of the cell, which the table's name says). It tells the
+//! stack the scheme and host the client used (Forwarded, X-Forwarded-Proto), so that a stack
+//! that trusts them (wstest-server with `--trust-proxy`) gives its WSDL the https address.
 
 use std::path::Path;
 use std::process::Command;
@@ -45,6 +47,8 @@ pub(crate) fn command(
          \x20     proxy_http_version 1.1;\n\
          \x20     proxy_set_header Connection \"\";\n\
          \x20     proxy_set_header Host $http_host;\n\
+         \x20     proxy_set_header X-Forwarded-Proto $scheme;\n\
+         \x20     proxy_set_header Forwarded \"proto=$scheme;host=\\\"$http_host\\\"\";\n\
          \x20   }}\n\
          \x20 }}\n\
          }}\n",

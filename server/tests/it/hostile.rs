@@ -27,7 +27,18 @@ enum Answer {
     Close,
     /// HTTP/2 (`h2` in the manifest): the server's SETTINGS frame, then the connection closes.
     Http2,
+    /// HTTP/2 ended by a connection error (`h2/COMPRESSION_ERROR`): the server's SETTINGS, then
+    /// a GOAWAY with this error code (RFC 9113, 7), read before the close.
+    Http2GoAway(u32),
 }
+
+/// The HTTP/2 error codes a corpus answer may name (RFC 9113, 7).
+const H2_ERRORS: [(&str, u32); 4] = [
+    ("PROTOCOL_ERROR", 0x1),
+    ("FRAME_SIZE_ERROR", 0x6),
+    ("COMPRESSION_ERROR", 0x9),
+    ("ENHANCE_YOUR_CALM", 0xb),
+];
 
 #[derive(Debug)]
 struct Case {
@@ -76,6 +87,10 @@ fn parse_answer(text: &str) -> Option<Answer> {
         "h2" => return Some(Answer::Http2),
         _ => {}
     }
+    if let Some(name) = text.strip_prefix("h2/") {
+        let (_, code) = H2_ERRORS.iter().find(|(known, _)| *known == name)?;
+        return Some(Answer::Http2GoAway(*code));
+    }
     if let Some(code) = text.strip_prefix("500/") {
         return Some(Answer::Fault(match code {
             "Client" => FaultCode::Client,
@@ -105,6 +120,22 @@ const SERVER_ARGS: [&str; 6] = [
 const MEMORY_FACTOR: u64 = 8;
 const MEMORY_SLACK_KB: u64 = 8 * 1024;
 
+/// The error codes of the GOAWAY frames in `bytes`, a server's side of an HTTP/2 connection.
+fn goaway_codes(mut bytes: &[u8]) -> Vec<u32> {
+    let mut codes = Vec::new();
+    while bytes.len() >= 9 {
+        let len = u32::from_be_bytes([0, bytes[0], bytes[1], bytes[2]]) as usize;
+        let Some(payload) = bytes.get(9..9 + len) else {
+            break;
+        };
+        if bytes[3] == 0x7 && len >= 8 {
+            codes.push(u32::from_be_bytes(payload[4..8].try_into().unwrap()));
+        }
+        bytes = &bytes[9 + len..];
+    }
+    codes
+}
+
 /// Sends a case and checks each answer in order; returns the size of the answers, or a
 /// description of what went wrong.
 fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
@@ -119,7 +150,7 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
     let _ = std::io::Write::write_all(&mut client.stream, &case.bytes);
     for (n, expected) in case.answers.iter().enumerate() {
         let what = format!("answer {} of {}", n + 1, case.answers.len());
-        if *expected == Answer::Http2 {
+        if let Answer::Http2 | Answer::Http2GoAway(_) = *expected {
             let mut answer = Vec::new();
             let _ = std::io::Read::read_to_end(&mut client.stream, &mut answer);
             // A frame head: 3 bytes of length, then the type, 4 being SETTINGS.
@@ -128,6 +159,14 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
                     "{what}: wanted an HTTP/2 SETTINGS frame, got {answer:?}"
                 ));
             }
+            if let Answer::Http2GoAway(code) = *expected {
+                let codes = goaway_codes(&answer);
+                if codes.last() != Some(&code) {
+                    return Err(format!(
+                        "{what}: wanted a GOAWAY with error code {code:#x} last, got the codes {codes:x?}"
+                    ));
+                }
+            }
             received += answer.len();
             continue;
         }
@@ -135,8 +174,8 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
         received += response.as_ref().map_or(0, |response| response.body.len());
         match (expected, response) {
             // HTTP/2 answers were read above.
-            (Answer::Close | Answer::Http2, None) => {}
-            (Answer::Close | Answer::Http2, Some(response)) => {
+            (Answer::Close | Answer::Http2 | Answer::Http2GoAway(_), None) => {}
+            (Answer::Close | Answer::Http2 | Answer::Http2GoAway(_), Some(response)) => {
                 return Err(format!(
                     "{what}: wanted the connection closed, got {} {}",
                     response.status,

@@ -2,6 +2,7 @@
 //! port 0 and speaks raw HTTP/1.x to it, so that malformed and unusual requests can be sent.
 
 mod formats;
+mod h2;
 mod hostile;
 mod http;
 mod interop;
