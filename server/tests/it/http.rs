@@ -120,26 +120,154 @@ fn expect_100_continue_is_honoured() {
     check_answer("100-continue", &body, &client.read_response());
 }
 
+/// One request for the WSDL: the transport, `--trust-proxy`, the path and the headers sent
+/// beside Host, and the address the WSDL must give (`PORT` standing for the server's).
+struct WsdlCase {
+    tls: bool,
+    trust_proxy: bool,
+    path: &'static str,
+    headers: &'static str,
+    address: &'static str,
+}
+
+/// The WSDL's address is the one the client used: its scheme (https over TLS), its Host, its
+/// path; a proxy's forwarding headers count only with `--trust-proxy`, the first hop's first.
 #[test]
-fn wsdl_is_served_with_the_request_address() {
-    let server = TestServer::start();
-    for path in ["/WSTest?wsdl", "/wstest?WSDL"] {
-        let mut client = server.connect();
-        client.send(format!("GET {path} HTTP/1.1\r\nHost: bench.example:8082\r\n\r\n").as_bytes());
-        let response = client.read_response();
-        assert_eq!(response.status, 200);
-        assert_eq!(
-            response.header("content-type"),
-            Some("text/xml; charset=utf-8")
+fn the_wsdl_address_follows_the_connection() {
+    let case = |tls, trust_proxy, path, headers, address| WsdlCase {
+        tls,
+        trust_proxy,
+        path,
+        headers,
+        address,
+    };
+    let cases = [
+        case(
+            false,
+            false,
+            "/WSTest?wsdl",
+            "",
+            "http://localhost:PORT/WSTest",
+        ),
+        case(
+            false,
+            false,
+            "/wstest?WSDL",
+            "",
+            "http://localhost:PORT/wstest",
+        ),
+        case(
+            true,
+            false,
+            "/WSTest?wsdl",
+            "",
+            "https://localhost:PORT/WSTest",
+        ),
+        // Any client can send these: without --trust-proxy they change nothing.
+        case(
+            false,
+            false,
+            "/WSTest?wsdl",
+            "X-Forwarded-Proto: https\r\nForwarded: proto=https;host=evil.example\r\n",
+            "http://localhost:PORT/WSTest",
+        ),
+        case(
+            true,
+            false,
+            "/WSTest?wsdl",
+            "X-Forwarded-Proto: http\r\n",
+            "https://localhost:PORT/WSTest",
+        ),
+        case(
+            false,
+            true,
+            "/WSTest?wsdl",
+            "X-Forwarded-Proto: https\r\n",
+            "https://localhost:PORT/WSTest",
+        ),
+        case(
+            false,
+            true,
+            "/WSTest?wsdl",
+            "X-Forwarded-Proto: https, http\r\nX-Forwarded-Host: bench.example:8443, inner\r\n",
+            "https://bench.example:8443/WSTest",
+        ),
+        case(
+            false,
+            true,
+            "/WSTest?wsdl",
+            "Forwarded: proto=https;host=\"bench.example\", proto=http\r\nX-Forwarded-Proto: http\r\n",
+            "https://bench.example/WSTest",
+        ),
+        case(
+            true,
+            true,
+            "/WSTest?wsdl",
+            "X-Forwarded-Proto: http\r\n",
+            "http://localhost:PORT/WSTest",
+        ),
+    ];
+    let certs = testkit::certs::TestCerts::new("wsdl-address");
+    for case in cases {
+        let config = server::Config {
+            trust_proxy: case.trust_proxy,
+            ..server::Config::default()
+        };
+        let server = if case.tls {
+            crate::secure::tls_server(&certs, config)
+        } else {
+            TestServer::with_config(config)
+        };
+        let request = format!(
+            "GET {} HTTP/1.1\r\nHost: localhost:{}\r\n{}Connection: close\r\n\r\n",
+            case.path,
+            server.addr.port(),
+            case.headers
         );
-        let text = response.text();
-        let location = format!(
-            "location=\"http://bench.example:8082{}\"",
-            path.split('?').next().unwrap()
+        let response = get(&server, case.tls.then_some(&certs), &request);
+        let what = format!("{request:?} (TLS {}, trust {})", case.tls, case.trust_proxy);
+        assert!(response.starts_with("HTTP/1.1 200"), "{what}: {response}");
+        assert!(
+            response.contains("Content-Type: text/xml; charset=utf-8")
+                || response.contains("content-type: text/xml; charset=utf-8"),
+            "{what}: {response}"
         );
-        assert!(text.contains(&location), "{location} not in the WSDL");
-        assert!(roxmltree::Document::parse(&text).is_ok());
+        let body = &response[response.find("\r\n\r\n").unwrap() + 4..];
+        let wsdl = roxmltree::Document::parse(body).unwrap();
+        let location = wsdl
+            .descendants()
+            .find(|node| node.has_tag_name("address"))
+            .and_then(|node| node.attribute("location"))
+            .unwrap();
+        let port = server.addr.port().to_string();
+        assert_eq!(location, case.address.replace("PORT", &port), "{what}");
     }
+}
+
+/// Sends `request` (one with Connection: close), over TLS trusting `certs` when given, and
+/// reads the whole answer.
+fn get(server: &TestServer, certs: Option<&testkit::certs::TestCerts>, request: &str) -> String {
+    use std::io::{Read as _, Write as _};
+    let mut tcp = std::net::TcpStream::connect(server.addr).unwrap();
+    tcp.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    let mut answer = Vec::new();
+    match certs {
+        None => {
+            tcp.write_all(request.as_bytes()).unwrap();
+            tcp.read_to_end(&mut answer).unwrap();
+        }
+        Some(certs) => {
+            let config = crate::secure::client_config(certs, &[b"http/1.1"]);
+            let name = rustls_pki_types::ServerName::try_from("localhost").unwrap();
+            let connection = rustls::ClientConnection::new(config, name).unwrap();
+            let mut tls = rustls::StreamOwned::new(connection, tcp);
+            tls.write_all(request.as_bytes()).unwrap();
+            // The server may close without close_notify after Connection: close.
+            let _ = tls.read_to_end(&mut answer);
+        }
+    }
+    String::from_utf8(answer).unwrap()
 }
 
 #[test]
