@@ -17,7 +17,7 @@ use rustls_pki_types::pem::PemObject as _;
 use server::Config;
 use testkit::certs::TestCerts;
 use testkit::h2_frames::{
-    END_HEADERS, END_STREAM, GOAWAY, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame,
+    END_HEADERS, GOAWAY, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame,
 };
 
 use crate::http::check_answer;
