@@ -3,6 +3,7 @@
 //! # Map
 //! - [`config`]: the command line and the [`Config`] it yields.
 //! - [`service`]: one HTTP request in, one response out: routing, limits, SOAP dispatch.
+//! - [`answer`]: a response's body: a pooled buffer, and over HTTP/2 how its writing goes.
 //! - `connection`: one connection from accept to close: the TLS handshake, HTTP/2 or HTTP/1.1,
 //!   hyper only while it has a request to read or answer, hibernation in between (plain
 //!   HTTP/1.1), and the drain at shutdown.
@@ -15,6 +16,7 @@
 //! the listening socket, so a connection lives on one thread from accept to close with no
 //! cross-thread hand-offs.
 
+pub mod answer;
 pub mod config;
 mod connection;
 mod frames;
@@ -283,7 +285,7 @@ fn worker(
     // Past the deadline, what is still open is dropped with the runtime, and its answers counted.
     drop(local);
     drop(runtime);
-    Ok(service::TALLY.with(|tally| Served {
+    Ok(answer::TALLY.with(|tally| Served {
         requests: tally.requests.get(),
         cut: tally.cut.get(),
     }))

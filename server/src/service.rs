@@ -15,7 +15,6 @@
 //! | a transfer coding other than chunked | 501, and the connection closes |
 //! | two SOAPAction headers that differ | 500 with a Client fault |
 
-use std::cell::Cell;
 use std::convert::Infallible;
 use std::future::Future;
 use std::rc::Rc;
@@ -27,8 +26,9 @@ use http::header::{
 };
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
-use hyper::body::{Body as _, Frame, Incoming, SizeHint};
+use hyper::body::{Body as _, Incoming};
 
+use crate::answer::{Answer, Body, TALLY};
 use crate::config::{BindingChoice, Config};
 use crate::watchdog::ConnectionState;
 
@@ -79,7 +79,9 @@ pub(crate) fn service(
             if state.multiplexed() {
                 // Over HTTP/2 the answer is written after the service has returned, as flow
                 // control allows: the watchdog follows it to keep the write timeout.
-                response.body_mut().watch(&state);
+                response
+                    .body_mut()
+                    .watch(&state, config.write_timeout.is_some());
             }
             state.request_done();
             Ok::<_, Infallible>(response)
@@ -302,154 +304,6 @@ fn accepts_gzip(value: &[u8]) -> bool {
         });
         (coding.eq_ignore_ascii_case(b"gzip") || coding.eq_ignore_ascii_case(b"x-gzip")) && !refused
     })
-}
-
-/// A response's body as hyper takes it: one [`Body`] in one frame, as `http_body_util::Full`
-/// gives it, which the service can still reach after the answer is made ([`Answer::watch`]).
-#[derive(Debug)]
-pub struct Answer(Option<Body>);
-
-impl Answer {
-    fn new(body: Body) -> Answer {
-        Answer(Some(body).filter(|body| !body.bytes.is_empty()))
-    }
-
-    /// Tells `state` how the writing of this answer goes (HTTP/2, where it outlives the
-    /// service's call).
-    fn watch(&mut self, state: &Rc<ConnectionState>) {
-        if let Some(body) = &mut self.0 {
-            state.answer_queued();
-            body.watched = Some(Rc::clone(state));
-        }
-    }
-}
-
-impl hyper::body::Body for Answer {
-    type Data = Body;
-    type Error = Infallible;
-
-    fn poll_frame(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<Frame<Body>, Infallible>>> {
-        std::task::Poll::Ready(self.get_mut().0.take().map(|body| Ok(Frame::data(body))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_none()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        SizeHint::with_exact(self.0.as_ref().map_or(0, |body| body.bytes.len() as u64))
-    }
-}
-
-/// A response body: a buffer that goes back to its thread's pool when hyper has written it, so
-/// that answering a request allocates nothing for the response. Every response is written
-/// anew into a cleared buffer; only the memory is reused.
-pub struct Body {
-    bytes: Vec<u8>,
-    /// How much of `bytes` hyper has taken.
-    at: usize,
-    /// Over HTTP/2, the connection whose watchdog follows the writing of this answer, until it
-    /// is written whole.
-    watched: Option<Rc<ConnectionState>>,
-}
-
-/// Buffers kept per thread: enough for a worker's connections' responses in flight.
-const POOL_SIZE: usize = 256;
-/// Larger buffers (from a rare huge response) are freed rather than kept.
-const POOL_MAX_CAPACITY: usize = 256 * 1024;
-
-/// What a worker has served, for the summary at shutdown: thread-local, so that counting costs
-/// no atomic operation.
-#[derive(Debug, Default)]
-pub(crate) struct Tally {
-    /// Requests whose head was read whole.
-    pub(crate) requests: Cell<u64>,
-    /// Answers dropped before all of their body was written: the connection closed or was
-    /// cut off first.
-    pub(crate) cut: Cell<u64>,
-}
-
-thread_local! {
-    pub(crate) static TALLY: Tally = Tally::default();
-    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-impl Body {
-    /// An empty buffer, from the pool when it has one.
-    fn buffer() -> Vec<u8> {
-        POOL.with(|pool| pool.borrow_mut().pop())
-            .unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for Body {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Body")
-            .field("len", &self.bytes.len())
-            .field("at", &self.at)
-            .field("watched", &self.watched.is_some())
-            .finish()
-    }
-}
-
-impl From<Vec<u8>> for Body {
-    fn from(bytes: Vec<u8>) -> Body {
-        Body {
-            bytes,
-            at: 0,
-            watched: None,
-        }
-    }
-}
-
-impl Drop for Body {
-    fn drop(&mut self) {
-        if let Some(state) = self.watched.take() {
-            state.answer_ended();
-        }
-        if self.at < self.bytes.len() {
-            let _ = TALLY.try_with(|tally| tally.cut.set(tally.cut.get() + 1));
-        }
-        let mut bytes = std::mem::take(&mut self.bytes);
-        if bytes.capacity() == 0 || bytes.capacity() > POOL_MAX_CAPACITY {
-            return;
-        }
-        bytes.clear();
-        let _ = POOL.try_with(|pool| {
-            let mut pool = pool.borrow_mut();
-            if pool.len() < POOL_SIZE {
-                pool.push(bytes);
-            }
-        });
-    }
-}
-
-impl bytes::Buf for Body {
-    fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
-    }
-
-    fn chunk(&self) -> &[u8] {
-        &self.bytes[self.at..]
-    }
-
-    fn advance(&mut self, n: usize) {
-        assert!(
-            n <= self.remaining(),
-            "advanced past the end of a response body"
-        );
-        self.at += n;
-        if let Some(state) = &self.watched {
-            state.answer_moved();
-            if self.at == self.bytes.len() {
-                state.answer_ended();
-                self.watched = None;
-            }
-        }
-    }
 }
 
 fn now() -> wstest::DateTime {

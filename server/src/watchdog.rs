@@ -22,8 +22,9 @@
 //!   ([`frames::FrameTracker`]); WINDOW_UPDATEs from a client reading an answer are whole
 //!   frames, so a slow reader is never held to it;
 //! - body: per stream, kept by the service;
-//! - write: an answer has bytes left and no answer on the connection has moved (the client's
-//!   windows stay shut) and no write was possible (the socket is not drained) for `write`;
+//! - write: an answer that has not moved for `write` (its stream's window shut) has its stream
+//!   reset ([`crate::answer`]); when no answer on the connection has moved for `write` (the
+//!   windows shut, or the socket not drained), the connection ends;
 //! - idle: no stream open, no answer left to write, no frame part-way, and no bytes moved for
 //!   `idle`.
 //!
@@ -32,7 +33,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
@@ -40,6 +41,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use crate::answer::AnswerProgress;
 use crate::frames::FrameTracker;
 
 /// How long an HTTP/2 connection past a limit has to write its GOAWAY and close, before its
@@ -98,6 +100,10 @@ pub(crate) struct ConnectionState {
     /// moved (a frame of it taken to be written).
     answers_unsent: Cell<u32>,
     answer_moves: Cell<u64>,
+    /// HTTP/2, with a write timeout: the answers being written, for the watchdog to reset one
+    /// that does not move; swept of ended ones when it doubles ([`ConnectionState::answer_queued`]).
+    answers: RefCell<Vec<Weak<AnswerProgress>>>,
+    sweep_at: Cell<usize>,
     /// HTTP/2: the watchdog asks the connection to go away.
     end: Notify,
 }
@@ -111,6 +117,8 @@ impl ConnectionState {
             active: Cell::new(0),
             answers_unsent: Cell::new(0),
             answer_moves: Cell::new(0),
+            answers: RefCell::new(Vec::new()),
+            sweep_at: Cell::new(64),
             end: Notify::new(),
             born: Instant::now(),
             n_reads: Cell::new(0),
@@ -214,12 +222,31 @@ impl ConnectionState {
     }
 
     /// HTTP/2: an answer was handed to hyper, to be written as the client's windows allow.
-    pub(crate) fn answer_queued(&self) {
+    pub(crate) fn answer_queued(self: &Rc<Self>) -> Rc<AnswerProgress> {
         if self.answers_unsent.get() == 0 {
             // The write timeout counts from here for the first answer in a quiet connection.
             self.answer_moved();
         }
         self.answers_unsent.set(self.answers_unsent.get() + 1);
+        let progress = Rc::new(AnswerProgress::new(Rc::clone(self)));
+        let mut answers = self.answers.borrow_mut();
+        // An ended answer's memory goes once no list holds it: sweeping when the list has
+        // doubled keeps it within twice the answers in flight, at a constant cost an answer.
+        if answers.len() >= self.sweep_at.get() {
+            answers.retain(|answer| answer.upgrade().is_some_and(|answer| answer.is_live()));
+            self.sweep_at.set((2 * answers.len()).max(64));
+        }
+        answers.push(Rc::downgrade(&progress));
+        progress
+    }
+
+    /// HTTP/2: resets the streams whose answers have not moved for `limit` (each then ends
+    /// with RST_STREAM CANCEL, the connection serving the others).
+    fn cut_stalled_answers(&self, now: Instant, limit: Duration) {
+        let answers = self.answers.borrow();
+        for answer in answers.iter().filter_map(Weak::upgrade) {
+            answer.check(now, limit);
+        }
     }
 
     /// HTTP/2: a frame of an answer was taken to be written.
@@ -275,6 +302,9 @@ async fn overrun(state: &ConnectionState, timeouts: Timeouts) {
         if activity != seen {
             seen = activity;
             quiet_since = now;
+        }
+        if let Some(limit) = timeouts.write {
+            state.cut_stalled_answers(now, limit);
         }
         // HTTP/2: since when no answer has moved while some wait to be written.
         let moves = state.answer_moves.get();

@@ -315,3 +315,74 @@ fn a_flooding_client_reads_the_goaway_that_ends_it() {
         "the connection ended without an error GOAWAY read ({code:?})"
     );
 }
+
+/// A stream whose answer does not move while the others on its connection do is reset on its
+/// own (RST_STREAM CANCEL) at the write timeout; the connection goes on serving.
+#[test]
+fn a_stalled_stream_among_moving_ones_is_reset_alone() {
+    const CANCEL: u32 = 0x8;
+    let server = TestServer::with_config(write_only());
+    // Stream windows of 16 KB; the connection's window opened wide.
+    let mut stream = h2_raw(server.addr, &[(SETTINGS_INITIAL_WINDOW_SIZE, 16 * 1024)]);
+    let mut bytes = frame(WINDOW_UPDATE, 0, 0, &(1u32 << 30).to_be_bytes());
+    // Stream 1: about 260 KB of answer, of which the client lets 16 KB come.
+    bytes.extend(frame(HEADERS, END_HEADERS, 1, &post_wstest_headers()));
+    bytes.extend(frame(DATA, END_STREAM, 1, &get_order(1300)));
+    stream.write_all(&bytes).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
+    let started = Instant::now();
+    let (mut next_id, mut answered, mut reset) = (3u32, 0, None);
+    // A small request every 100 ms on new streams, whose answers move.
+    while started.elapsed() < LIMIT * 3 + Duration::from_secs(1) {
+        stream
+            .write_all(&frame(
+                HEADERS,
+                END_HEADERS | END_STREAM,
+                next_id,
+                POST_ROOT,
+            ))
+            .unwrap();
+        next_id += 2;
+        let mut head = [0u8; 9];
+        loop {
+            match stream.read_exact(&mut head) {
+                Ok(()) => {}
+                Err(error)
+                    if matches!(
+                        error.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    break;
+                }
+                Err(error) => panic!("the connection ended: {error}"),
+            }
+            let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+            let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+            let mut payload = vec![0u8; len];
+            stream.read_exact(&mut payload).unwrap();
+            match head[3] {
+                GOAWAY => panic!("GOAWAY {payload:?} after {:?}", started.elapsed()),
+                RST_STREAM if id == 1 => {
+                    let code = u32::from_be_bytes(payload[..4].try_into().unwrap());
+                    reset = Some((code, started.elapsed()));
+                }
+                RST_STREAM => panic!("stream {id} reset"),
+                DATA if id > 1 && head[4] & END_STREAM != 0 => answered += 1,
+                _ => {}
+            }
+        }
+    }
+    let (code, took) = reset.expect("stream 1 was never reset");
+    assert_eq!(code, CANCEL);
+    assert!(
+        took >= LIMIT - Duration::from_millis(50) && took <= LIMIT + Duration::from_secs(1),
+        "reset after {took:?}"
+    );
+    assert!(
+        answered >= 10,
+        "only {answered} answers on the other streams"
+    );
+}
