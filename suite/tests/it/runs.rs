@@ -750,7 +750,17 @@ fn the_knee_search_finds_a_known_capacity() {
     let _lock = one_at_a_time();
     let capacity = 2000.0;
     let server = TestServer::start(Behaviour::Capacity(capacity as u32));
-    let (knee, out) = knee_of("capacity", &server, "p99<=5ms");
+    // When the client falls behind (another test binary's load on this 2-core machine), the
+    // search says that its knee is the client's (client_limited), which says nothing of the
+    // server: such a run is tried again, three runs at most; the last is checked whatever it says.
+    let mut attempts = 0;
+    let (knee, out) = loop {
+        attempts += 1;
+        let (knee, out) = knee_of("capacity", &server, "p99<=5ms");
+        if knee["client_limited"] != true || attempts == 3 {
+            break (knee, out);
+        }
+    };
     let rate = knee["max_rate"]
         .as_f64()
         .unwrap_or_else(|| panic!("no rate met the objective: {knee}"));
