@@ -207,7 +207,8 @@ fn cell_html(out: &mut String, results: &SuiteResults, cell: Option<&CellResult>
             .map_or_else(String::new, |kb| format!(" · {} MB", kb.div_ceil(1024)));
         let _ = write!(
             out,
-            "<span class=\"sub\">{}/cpu-s{memory}</span>",
+            "<span class=\"sub\">server {:.1} µs a request ({}/cpu-s){memory}</span>",
+            1e6 / per_cpu.max(f64::MIN_POSITIVE),
             thousands(per_cpu)
         );
     }

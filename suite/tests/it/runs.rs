@@ -667,6 +667,33 @@ fn a_target_pid_measures_a_server_the_suite_did_not_start() {
         // The client's cost is known either way: it runs in the suite.
         assert!(summary["client_cpu_us_per_request"].as_f64().unwrap() > 0.0);
     }
+    // The table gives the server's CPU a request beside the client's.
+    let output = suite(&[
+        "--target",
+        &format!("ours={url}"),
+        "--target-pid",
+        &format!("ours={pid}"),
+        "--tests",
+        "EchoVoid",
+        "--format",
+        "markdown",
+        "--resources",
+    ]);
+    let table = text(&output.stdout);
+    let cell = table
+        .lines()
+        .find(|line| line.starts_with("| EchoVoid"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let server_us = cell
+        .split(" server ")
+        .nth(1)
+        .and_then(|rest| rest.split(" us").next())
+        .and_then(|us| us.parse::<f64>().ok());
+    assert!(server_us.is_some_and(|us| us > 0.0), "{cell}");
+    assert!(
+        cell.contains(" MB client ") && cell.ends_with(" us |"),
+        "{cell}"
+    );
     server.kill().unwrap();
     server.wait().unwrap();
 }
