@@ -1,5 +1,5 @@
 //! The least CPU a closed-loop HTTP client can spend per request: the floor that
-//! `scripts/bench-loadgen.sh` sets beside loadgen, ab, wrk and oha.
+//! `cargo xtask bench-loadgen` sets beside loadgen, ab, wrk and oha.
 //!
 //! It keeps C keep-alive connections busy with one `send` and (usually) one `recv` per request on
 //! edge-triggered epoll, and does nothing else: no clocks, no statistics, no header parsing beyond
