@@ -2,7 +2,7 @@
 //! polls for it.
 //!
 //! Over HTTP/2 an answer is written after the service has returned, as the client's windows
-//! allow, and the watchdog follows it ([`AnswerProgress`]). An answer of more than one DATA
+//! allow, and the watchdog follows it (`watchdog::AnswerProgress`). An answer of more than one DATA
 //! frame ([`HOLD_OPEN_PAST`]) keeps its stream open until h2 has taken its body whole, so that a
 //! stream whose answer has not moved for the write timeout can be reset (RST_STREAM CANCEL)
 //! while the others on the connection go on. Its end then travels in an empty DATA frame, most
@@ -12,11 +12,11 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll};
 
 use hyper::body::{Frame, SizeHint};
 
-use crate::watchdog::ConnectionState;
+use crate::watchdog::{AnswerProgress, ConnectionState};
 
 /// Answers longer than this (HTTP/2's smallest maximum frame size, so more than one DATA frame)
 /// keep their stream open until they are taken whole; see the module's text.
@@ -85,104 +85,6 @@ impl hyper::body::Body for Answer {
 
     fn size_hint(&self) -> SizeHint {
         SizeHint::with_exact(self.body.as_ref().map_or(0, |body| body.bytes.len() as u64))
-    }
-}
-
-/// HTTP/2: how the writing of one answer goes, shared by its [`Body`] (which h2 takes frames
-/// of), its [`Answer`] (which ends the stream when it is taken whole) and the connection's
-/// watchdog (which resets the stream when it has not moved for the write timeout).
-pub(crate) struct AnswerProgress {
-    state: Rc<ConnectionState>,
-    /// Frames of the body taken to be written.
-    moves: Cell<u64>,
-    /// Taken whole, or dropped.
-    ended: Cell<bool>,
-    /// The watchdog gave up on it.
-    cut: Cell<bool>,
-    /// The stream's end, waiting for `ended` or `cut`.
-    waiter: Cell<Option<Waker>>,
-    /// The watchdog's: `moves` when it last looked, and since when it has not changed.
-    seen: Cell<u64>,
-    quiet_since: Cell<Option<tokio::time::Instant>>,
-}
-
-impl std::fmt::Debug for AnswerProgress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AnswerProgress")
-            .field("moves", &self.moves.get())
-            .field("ended", &self.ended.get())
-            .field("cut", &self.cut.get())
-            .finish()
-    }
-}
-
-impl AnswerProgress {
-    pub(crate) fn new(state: Rc<ConnectionState>) -> AnswerProgress {
-        AnswerProgress {
-            state,
-            moves: Cell::new(0),
-            ended: Cell::new(false),
-            cut: Cell::new(false),
-            waiter: Cell::new(None),
-            seen: Cell::new(0),
-            quiet_since: Cell::new(None),
-        }
-    }
-
-    fn moved(&self) {
-        self.moves.set(self.moves.get() + 1);
-        self.state.answer_moved();
-    }
-
-    fn end(&self) {
-        if !self.ended.replace(true) {
-            self.state.answer_ended();
-            if let Some(waiter) = self.waiter.take() {
-                waiter.wake();
-            }
-        }
-    }
-
-    /// Ready(true) once the body is taken whole, Ready(false) when the watchdog cut it.
-    fn poll_end(&self, cx: &mut Context<'_>) -> Poll<bool> {
-        if self.cut.get() {
-            Poll::Ready(false)
-        } else if self.ended.get() {
-            Poll::Ready(true)
-        } else {
-            self.waiter.set(Some(cx.waker().clone()));
-            Poll::Pending
-        }
-    }
-
-    /// The watchdog's look at `now`: whether the answer has gone without moving for `limit`,
-    /// in which case its stream is reset.
-    pub(crate) fn check(&self, now: tokio::time::Instant, limit: std::time::Duration) -> bool {
-        if self.ended.get() || self.cut.get() {
-            return false;
-        }
-        let moves = self.moves.get();
-        match self.quiet_since.get() {
-            Some(since) if moves == self.seen.get() => {
-                if now - since < limit {
-                    return false;
-                }
-                self.cut.set(true);
-                if let Some(waiter) = self.waiter.take() {
-                    waiter.wake();
-                }
-                true
-            }
-            _ => {
-                self.seen.set(moves);
-                self.quiet_since.set(Some(now));
-                false
-            }
-        }
-    }
-
-    pub(crate) fn is_live(&self) -> bool {
-        !self.ended.get() && !self.cut.get()
     }
 }
 

@@ -23,7 +23,7 @@
 //!   frames, so a slow reader is never held to it;
 //! - body: per stream, kept by the service;
 //! - write: an answer that has not moved for `write` (its stream's window shut) has its stream
-//!   reset ([`crate::answer`]); when no answer on the connection has moved for `write` (the
+//!   reset (answer.rs); when no answer on the connection has moved for `write` (the
 //!   windows shut, or the socket not drained), the connection ends;
 //! - idle: no stream open, no answer left to write, no frame part-way, and no bytes moved for
 //!   `idle`.
@@ -41,7 +41,6 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use crate::answer::AnswerProgress;
 use crate::frames::FrameTracker;
 
 /// How long an HTTP/2 connection past a limit has to write its GOAWAY and close, before its
@@ -270,6 +269,104 @@ impl ConnectionState {
         self.active.set(self.active.get().saturating_sub(1));
         self.body_started.set(0);
         self.waiting.set(self.active.get() == 0);
+    }
+}
+
+/// HTTP/2: how the writing of one answer goes, shared by its body (which h2 takes frames of),
+/// its `Answer` (which ends the stream when it is taken whole) and the connection's
+/// watchdog (which resets the stream when it has not moved for the write timeout).
+pub(crate) struct AnswerProgress {
+    state: Rc<ConnectionState>,
+    /// Frames of the body taken to be written.
+    moves: Cell<u64>,
+    /// Taken whole, or dropped.
+    ended: Cell<bool>,
+    /// The watchdog gave up on it.
+    cut: Cell<bool>,
+    /// The stream's end, waiting for `ended` or `cut`.
+    waiter: Cell<Option<Waker>>,
+    /// The watchdog's: `moves` when it last looked, and since when it has not changed.
+    seen: Cell<u64>,
+    quiet_since: Cell<Option<Instant>>,
+}
+
+impl std::fmt::Debug for AnswerProgress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnswerProgress")
+            .field("moves", &self.moves.get())
+            .field("ended", &self.ended.get())
+            .field("cut", &self.cut.get())
+            .finish()
+    }
+}
+
+impl AnswerProgress {
+    pub(crate) fn new(state: Rc<ConnectionState>) -> AnswerProgress {
+        AnswerProgress {
+            state,
+            moves: Cell::new(0),
+            ended: Cell::new(false),
+            cut: Cell::new(false),
+            waiter: Cell::new(None),
+            seen: Cell::new(0),
+            quiet_since: Cell::new(None),
+        }
+    }
+
+    pub(crate) fn moved(&self) {
+        self.moves.set(self.moves.get() + 1);
+        self.state.answer_moved();
+    }
+
+    pub(crate) fn end(&self) {
+        if !self.ended.replace(true) {
+            self.state.answer_ended();
+            if let Some(waiter) = self.waiter.take() {
+                waiter.wake();
+            }
+        }
+    }
+
+    /// Ready(true) once the body is taken whole, Ready(false) when the watchdog cut it.
+    pub(crate) fn poll_end(&self, cx: &mut Context<'_>) -> Poll<bool> {
+        if self.cut.get() {
+            Poll::Ready(false)
+        } else if self.ended.get() {
+            Poll::Ready(true)
+        } else {
+            self.waiter.set(Some(cx.waker().clone()));
+            Poll::Pending
+        }
+    }
+
+    /// The watchdog's look at `now`: whether the answer has gone without moving for `limit`,
+    /// in which case its stream is reset.
+    pub(crate) fn check(&self, now: Instant, limit: Duration) -> bool {
+        if self.ended.get() || self.cut.get() {
+            return false;
+        }
+        let moves = self.moves.get();
+        match self.quiet_since.get() {
+            Some(since) if moves == self.seen.get() => {
+                if now - since < limit {
+                    return false;
+                }
+                self.cut.set(true);
+                if let Some(waiter) = self.waiter.take() {
+                    waiter.wake();
+                }
+                true
+            }
+            _ => {
+                self.seen.set(moves);
+                self.quiet_since.set(Some(now));
+                false
+            }
+        }
+    }
+
+    pub(crate) fn is_live(&self) -> bool {
+        !self.ended.get() && !self.cut.get()
     }
 }
 

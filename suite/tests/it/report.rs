@@ -192,7 +192,9 @@ fn a_slower_server_is_found_slower_and_the_same_one_is_not() {
             .unwrap();
     let change = &results["baseline"]["cells"][0]["requests_per_second"];
     assert_eq!(change["verdict"], "slower", "{change}");
-    assert!(change["shift"]["high"].as_f64().unwrap() < -0.5, "{change}");
+    // Four times the delay is some 75% slower; a loaded machine slows the fast baseline more
+    // than the slow run (seen: 65%), so the bound is well inside that.
+    assert!(change["shift"]["high"].as_f64().unwrap() < -0.3, "{change}");
     let page = std::fs::read_to_string(slower.join("index.html")).unwrap();
     check_page(&page, &["Hello"], &["srv"]);
     assert!(
