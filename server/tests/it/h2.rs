@@ -19,7 +19,7 @@ use crate::http::check_model;
 use crate::secure::{LIMIT, PATIENCE, POST_ROOT, h2_raw, limited};
 
 /// A frame as read: type, flags, stream, payload.
-type Frame = (u8, u8, u32, Vec<u8>);
+pub(crate) type Frame = (u8, u8, u32, Vec<u8>);
 
 const SETTINGS_INITIAL_WINDOW_SIZE: u16 = 0x4;
 const ACK: u8 = 0x1;
@@ -42,7 +42,7 @@ pub(crate) fn post_wstest_headers() -> Vec<u8> {
 
 /// Reads the next frame; `None` when the connection ended (closed or reset). A read that times
 /// out is a hang, and fails the test.
-fn read_frame(stream: &mut TcpStream) -> Option<Frame> {
+pub(crate) fn read_frame(stream: &mut TcpStream) -> Option<Frame> {
     let mut head = [0u8; 9];
     if let Err(error) = stream.read_exact(&mut head) {
         assert!(

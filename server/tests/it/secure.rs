@@ -20,6 +20,7 @@ use testkit::h2_frames::{
     END_HEADERS, GOAWAY, HEADERS, PING, PREFACE, RST_STREAM, SETTINGS, frame,
 };
 
+use crate::h2::Frame;
 use crate::http::check_answer;
 use crate::{HttpResponse, TestServer};
 
@@ -213,9 +214,6 @@ pub(crate) fn h2_raw(addr: SocketAddr, settings: &[(u16, u32)]) -> TcpStream {
     stream
 }
 
-/// A frame as read: type, flags, stream, payload.
-type Frame = (u8, u8, u32, Vec<u8>);
-
 /// Reads frames until `stop` says so or the connection ends: every frame's (kind, flags,
 /// stream, payload), and whether the connection ended.
 fn read_frames(
@@ -223,31 +221,14 @@ fn read_frames(
     mut stop: impl FnMut(u8, u32, &[u8]) -> bool,
 ) -> (Vec<Frame>, bool) {
     let mut frames = Vec::new();
-    loop {
-        let mut head = [0u8; 9];
-        if let Err(error) = stream.read_exact(&mut head) {
-            // A read that timed out is a hang, not an end.
-            assert!(
-                !matches!(
-                    error.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ),
-                "nothing from the server for {PATIENCE:?}: {frames:?}"
-            );
-            return (frames, true);
-        }
-        let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
-        let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
-        let mut payload = vec![0u8; len];
-        if stream.read_exact(&mut payload).is_err() {
-            return (frames, true);
-        }
-        let done = stop(head[3], id, &payload);
-        frames.push((head[3], head[4], id, payload));
+    while let Some(frame) = crate::h2::read_frame(stream) {
+        let done = stop(frame.0, frame.2, &frame.3);
+        frames.push(frame);
         if done {
             return (frames, false);
         }
     }
+    (frames, true)
 }
 
 /// Reads until the server closes the connection; how long that took, or `None` past
