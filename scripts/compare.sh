@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 ensure_debian_packages ab:apache2-utils
 
 out=${1:-$here/../docs/results/compare}
-stacks=(wstest ceiling gsoap java-jaxws java-netty-jibx java-netty-stax go-stdlib mono-asmx node-soap php-soap python-spyne)
+stacks=(wstest ceiling gsoap java-jaxws java-netty-jibx java-netty-stax go-stdlib mono-asmx mono-wcf node-soap php-soap python-spyne)
 args=()
 for stack in "${stacks[@]}"; do
     args+=(--stack "$stack")
