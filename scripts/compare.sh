@@ -30,7 +30,7 @@ done
     --concurrency "${CONCURRENCY:-30}" --latency --resources --format markdown --out "$out"
 if [ "${KNEES:-1}" != 0 ]; then
     # One closed-loop run per cell (the ramp's range), then the search; 2 s steps after the
-    # same warm-up. A 10 ms p99: tighter objectives measure this shared VM's stalls (README).
+    # same warm-up. A 10 ms p99: tighter objectives measure this shared VM's stalls (docs/results/knee-check.md).
     "$here/run.sh" "${args[@]}" --client loadgen --tests "${KNEE_TESTS:-EchoVoid,GetOrder-20}" \
         --duration 2s --warmup "${WARMUP:-2s}" --repeat 1 --concurrency "${CONCURRENCY:-30}" \
         --slo "${SLO:-p99<=10ms}" --format markdown --out "${KNEE_DIR:-$here/../docs/results/knees}"

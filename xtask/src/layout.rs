@@ -1,4 +1,4 @@
-//! `cargo xtask check-layout`: the structure the README promises, checked: no module of
+//! `cargo xtask check-layout`: the structure docs/ARCHITECTURE.md promises, checked: no module of
 //! loadgen, suite, wstest or server uses (or links to) a module that uses it back, directly or
 //! round a longer cycle; and no source file of loadgen or suite is longer than 600 lines (past
 //! that a file usually holds two ideas).

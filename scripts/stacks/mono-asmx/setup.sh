@@ -11,7 +11,11 @@ cd "$(dirname "$0")"
 # shellcheck source=scripts/lib.sh
 . ../../lib.sh
 ensure_debian_packages mcs:mono-mcs
-[ -f /usr/lib/mono/4.5/System.Web.Services.dll ] || ensure_debian_packages no-such-command:mono-xsp4
+# ASP.NET's machine configuration maps .asmx to System.Web.Extensions' handler factory, which
+# mono-xsp4 brings; System.Web.Services alone (WCF's packages bring it, for mono-wcf) is not
+# enough.
+[ -f /usr/lib/mono/4.5/System.Web.Extensions.dll ] && [ -f /usr/lib/mono/4.5/System.Web.Services.dll ] \
+    || ensure_debian_packages no-such-command:mono-xsp4
 stamp=build/site/bin/WSTestHost.exe
 up_to_date=true
 [ -f "$stamp" ] || up_to_date=false
