@@ -4,7 +4,9 @@
 # post_files/manifest.toml, times each one, and prints the WSTest table.
 #
 # With no --stack or --target it measures ours beside the ceiling (hyper answering canned
-# bytes: the HTTP limit of this machine), the comparison the project exists for; without --out
+# bytes: the HTTP limit of this machine) and the two native stacks, gSOAP (C) and Go's standard
+# library, which install from Debian in a minute and need no warm JIT: the comparison the
+# project exists for, in about ten minutes (scripts/compare.sh runs every stack); without --out
 # it writes the report (index.html, results.json, the charts) to results/DATE-TIME and says
 # where; without --resources it adds it, so that each cell shows the server's CPU a request.
 #
@@ -31,7 +33,7 @@ given() {
     return 1
 }
 defaults=()
-given "--stack --target" "$@" || defaults+=(--stack wstest --stack ceiling)
+given "--stack --target" "$@" || defaults+=(--stack wstest --stack ceiling --stack gsoap --stack go-stdlib)
 given "--resources" "$@" || defaults+=(--resources)
 out=
 if ! given "--out -o --redraw --help -h --version -V" "$@"; then
@@ -46,8 +48,8 @@ if [ -n "$out" ] && [ -e "$out/index.html" ]; then
 The report: $out/index.html (one file; open it in a browser, e.g. xdg-open, or copy it
 anywhere). results.json, results.csv and the charts are beside it.
 To add the other stacks (each installs what it needs the first time; scripts/stacks/README.md):
-    scripts/run.sh --stack wstest --stack ceiling --stack gsoap --stack go-stdlib ...
-and ab beside loadgen: --client loadgen,ab.
+    scripts/run.sh --stack wstest --stack ceiling --stack java-netty-stax --stack mono-wcf ...
+or all of them with ab beside loadgen: scripts/compare.sh (about an hour).
 TEXT
 fi
 exit "$status"

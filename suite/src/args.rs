@@ -27,9 +27,9 @@ pub(crate) struct Args {
     /// Runs of each cell; the table shows the median and the min-max spread.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     pub(crate) repeat: u32,
-    /// Load clients, comma-separated: loadgen, ab.
+    /// Load clients, comma-separated.
     #[arg(long = "client", value_delimiter = ',', default_value = "loadgen")]
-    pub(crate) clients: Vec<String>,
+    pub(crate) clients: Vec<ClientName>,
     /// Latency objectives (`p99<=5ms`; p50, p90, p99 or p99.9, in ms or us; repeatable or
     /// comma-separated): after the timed cells, find for each test and target the highest
     /// offered rate with every objective met and no failure (loadgen's cells only).
@@ -124,4 +124,13 @@ fn percent(text: &str) -> Result<f64, String> {
             "{text:?} is not a percentage (a number from 0 up, e.g. 10)"
         )),
     }
+}
+
+/// A load client the suite can run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ClientName {
+    /// loadgen's engine, in-process.
+    Loadgen,
+    /// ApacheBench, as a process.
+    Ab,
 }

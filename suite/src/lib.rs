@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use clap::Parser as _;
 
-use crate::args::{Args, Format};
+use crate::args::{Args, ClientName, Format};
 use crate::baseline::{Baseline, REGRESSION_EXIT_CODE};
 use crate::client::{AbClient, LoadClient};
 use crate::loadgen_client::Loadgen;
@@ -54,6 +54,10 @@ use crate::target::{ServerTls, Target, TargetSpec};
 /// some request failed.
 pub const WRONG_EXIT_CODE: i32 = 3;
 
+/// The exit code of a command line the suite cannot run: an unknown option or value, or
+/// options that cannot go together.
+pub const USAGE_EXIT_CODE: i32 = 2;
+
 /// Runs `loadgen suite ARGS...` (`argv` without the `suite` word): prints the table and writes
 /// `--out`. Returns the exit code: 128 + the signal when one interrupted it (its servers
 /// stopped, the run's own error, if any, is that interruption's effect).
@@ -61,8 +65,32 @@ pub fn run(argv: &[String]) -> anyhow::Result<i32> {
     let outcome = run_suite(argv);
     match target::interrupted() {
         Some(signal) => Ok(128 + signal),
-        None => outcome,
+        None => match outcome {
+            Err(error) if error.is::<UsageError>() => {
+                eprintln!("loadgen suite: {error:#}");
+                Ok(USAGE_EXIT_CODE)
+            }
+            other => other,
+        },
     }
+}
+
+/// A command line the suite cannot run, found before anything starts (a value clap cannot
+/// judge alone: a target, a core, a test the manifest lacks, options that cannot go
+/// together): exit 2, as clap's own usage errors.
+#[derive(Debug)]
+struct UsageError(anyhow::Error);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+fn usage(error: anyhow::Error) -> anyhow::Error {
+    anyhow::Error::new(UsageError(error))
 }
 
 fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
@@ -71,7 +99,11 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     ) {
         Ok(args) => args,
         Err(error) => {
-            let code = if error.use_stderr() { 2 } else { 0 };
+            let code = if error.use_stderr() {
+                USAGE_EXIT_CODE
+            } else {
+                0
+            };
             let _ = error.print();
             return Ok(code);
         }
@@ -93,7 +125,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         Some(path) => path.clone(),
         None => default_manifest()?,
     };
-    let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests)?;
+    let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests).map_err(usage)?;
     // Before the suite pins itself, which narrows what this process sees; the cores this
     // thread had come back when the run ends, however it ends.
     let machine = host::Machine::this();
@@ -102,7 +134,8 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         args.server_cpus.as_deref(),
         args.client_cpus.as_deref(),
         args.no_pin,
-    )?;
+    )
+    .map_err(usage)?;
     if let Some(placement) = &placement {
         placement.enter_client()?;
     }
@@ -111,11 +144,14 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     };
     let mut clients: Vec<&dyn LoadClient> = Vec::new();
     for name in &args.clients {
-        match name.as_str() {
-            "loadgen" => clients.push(&Loadgen),
-            "ab" if args.http2 => bail!("--http2: ab speaks no HTTP/2; use --client loadgen"),
-            "ab" => clients.push(&ab),
-            other => bail!("unknown client {other:?} (loadgen, ab)"),
+        match name {
+            ClientName::Loadgen => clients.push(&Loadgen),
+            ClientName::Ab if args.http2 => {
+                return Err(usage(anyhow::anyhow!(
+                    "--http2: ab speaks no HTTP/2; use --client loadgen"
+                )));
+            }
+            ClientName::Ab => clients.push(&ab),
         }
     }
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
@@ -321,10 +357,11 @@ fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
                 program: beside(&exe_dir, "ceiling", "cargo build --release -p ceiling")?,
                 name,
             },
-            _ => TargetSpec::Stack {
-                dir: stacks_dir.join(&name),
-                name,
-            },
+            _ => {
+                let dir = stacks_dir.join(&name);
+                target::check_stack(&name, &dir).map_err(usage)?;
+                TargetSpec::Stack { dir, name }
+            }
         };
         specs.push(spec);
     }
@@ -333,22 +370,29 @@ fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
         let pid = given
             .split_once('=')
             .and_then(|(name, pid)| Some((name, pid.parse::<u32>().ok()?)))
-            .with_context(|| format!("--target-pid {given:?}: expected NAME=PID"))?;
+            .with_context(|| format!("--target-pid {given:?}: expected NAME=PID"))
+            .map_err(usage)?;
         if !args
             .targets
             .iter()
             .any(|target| target.split_once('=').map(|t| t.0) == Some(pid.0))
         {
-            bail!("--target-pid {given:?}: no --target is named {:?}", pid.0);
+            return Err(usage(anyhow::anyhow!(
+                "--target-pid {given:?}: no --target is named {:?}",
+                pid.0
+            )));
         }
         pids.push(pid);
     }
     for target in &args.targets {
         let Some((name, url)) = target.split_once('=') else {
-            bail!("--target {target:?}: expected NAME=URL");
+            return Err(usage(anyhow::anyhow!(
+                "--target {target:?}: expected NAME=URL"
+            )));
         };
         let url = loadgen::url::Url::parse(url)
-            .with_context(|| format!("--target {target:?}: expected http[s]://HOST:PORT/PATH"))?;
+            .with_context(|| format!("--target {target:?}: expected http[s]://HOST:PORT/PATH"))
+            .map_err(usage)?;
         specs.push(TargetSpec::Url {
             name: name.to_owned(),
             url,
@@ -363,7 +407,10 @@ fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
             .iter()
             .any(|earlier| earlier.name() == spec.name())
         {
-            bail!("two targets are named {:?}", spec.name());
+            return Err(usage(anyhow::anyhow!(
+                "two targets are named {:?}",
+                spec.name()
+            )));
         }
     }
     Ok(specs)

@@ -233,11 +233,17 @@ impl Target {
     }
 }
 
-/// Runs a stack's `setup.sh` (idempotent, quiet when already done), its output on stderr.
-fn setup_stack(name: &str, dir: &Path) -> anyhow::Result<()> {
+/// Whether `dir` holds a stack: its `start.sh` is what the suite runs.
+pub(crate) fn check_stack(name: &str, dir: &Path) -> anyhow::Result<()> {
     if !dir.join("start.sh").is_file() {
         bail!("no stack {name:?}: {} has no start.sh", dir.display());
     }
+    Ok(())
+}
+
+/// Runs a stack's `setup.sh` (idempotent, quiet when already done), its output on stderr.
+fn setup_stack(name: &str, dir: &Path) -> anyhow::Result<()> {
+    check_stack(name, dir)?;
     if dir.join("setup.sh").is_file() {
         let status = Command::new("bash")
             .arg("setup.sh")

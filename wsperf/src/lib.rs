@@ -173,13 +173,21 @@ impl Args {
     }
 }
 
+/// What a run found beyond its report: how many rows an implementation got wrong (it misread
+/// a document, or wrote one that does not read back as ours), each shown as `wrong: why`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Outcome {
+    /// Rows whose implementation failed its check before timing.
+    pub wrong_rows: usize,
+}
+
 /// Does what `args` ask.
-pub fn run(args: &Args) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<Outcome> {
     if let Some(dir) = &args.generate {
         for path in document::generate(dir)? {
             println!("{}", path.display());
         }
-        return Ok(());
+        return Ok(Outcome::default());
     }
     let documents = if args.files.is_empty() {
         document::post_files_and_responses()
@@ -194,6 +202,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         bail!("nothing to measure: the chosen encodings leave no implementation");
     }
     let avro = AvroSchemas::new();
+    let mut outcome = Outcome::default();
     let output = if args.sizes {
         sizes(&documents, &implementations, &avro, args.format)?
     } else {
@@ -214,6 +223,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 &avro,
             )?,
         };
+        outcome.wrong_rows = rows.iter().filter(|row| row.error.is_some()).count();
         if let Some(path) = &args.chart {
             let mut title = chart_title();
             if let Some(addr) = &args.net {
@@ -231,7 +241,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
         None => print!("{output}"),
     }
-    Ok(())
+    Ok(outcome)
 }
 
 fn sizes(

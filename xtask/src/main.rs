@@ -7,17 +7,24 @@
 //! - [`bench_server`]: wstest-server against the HTTP ceiling, as ratios per round.
 //! - [`bench_protocols`]: what TLS and HTTP/2 cost wstest-server against what they cost the
 //!   ceiling, the protocols interleaved in each round.
+//! - [`bench_scale`]: ours and the ceiling on 1, 2, 4, ... server cores, loadgen on the rest.
 //! - [`bench_loadgen`]: loadgen beside ab, wrk, oha and the syscall floor: CPU per request.
 //! - [`suite_vs_direct`]: the suite's figure for a cell against a direct loadgen run of it.
 //! - [`delay_line`]: a link's delay in user space, for kernels without netem.
 //! - [`layout`]: no module cycles, no overlong source files.
+//! - [`docs`]: every file, script and xtask command the documentation names exists.
+//! - `conventions` (tests only): every binary's exit codes and `--help`, as GUIDE.md says.
 //! - [`peak_rss`]: a program's peak memory, measured from a helper process.
 //! - [`workspace`]: the workspace's paths, release builds, pinned children, dates, results files.
 
 mod bench_loadgen;
 mod bench_protocols;
+mod bench_scale;
 mod bench_server;
+#[cfg(test)]
+mod conventions;
 mod delay_line;
+mod docs;
 mod layout;
 mod peak_rss;
 mod suite_vs_direct;
@@ -34,8 +41,10 @@ enum Task {
     BenchServer(bench_server::Args),
     BenchProtocols(bench_protocols::Args),
     BenchLoadgen(bench_loadgen::Args),
+    BenchScale(bench_scale::Args),
     SuiteVsDirect(suite_vs_direct::Args),
     CheckLayout(layout::Args),
+    CheckDocs(docs::Args),
     DelayLine(delay_line::Args),
     /// Runs a program and prints its peak resident memory in kB (a helper of bench-loadgen).
     #[command(hide = true)]
@@ -47,8 +56,10 @@ fn main() -> ExitCode {
         Task::BenchServer(args) => bench_server::run(&args),
         Task::BenchProtocols(args) => bench_protocols::run(&args),
         Task::BenchLoadgen(args) => bench_loadgen::run(&args),
+        Task::BenchScale(args) => bench_scale::run(&args),
         Task::SuiteVsDirect(args) => suite_vs_direct::run(&args),
         Task::CheckLayout(args) => layout::run(&args),
+        Task::CheckDocs(args) => docs::run(&args),
         Task::DelayLine(args) => delay_line::run(&args),
         Task::PeakRss(args) => peak_rss::run(&args),
     };

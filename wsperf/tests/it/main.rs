@@ -358,8 +358,8 @@ fn bad_files_are_clear_errors_naming_the_file() {
     }
 }
 
-/// An implementation that cannot carry a document is a `wrong` row, named on stderr, and the
-/// others are timed: JSON has no NaN (serde_json writes it as null, which reads back as nil).
+/// An implementation that cannot carry a document is a `wrong` row, named on stderr, the
+/// others are timed, and the run exits 3: JSON has no NaN (serde_json writes it as null, which reads back as nil).
 #[test]
 fn an_implementation_that_gets_a_document_wrong_is_a_wrong_row() {
     let dir = scratch_dir("wrong");
@@ -379,9 +379,12 @@ fn an_implementation_that_gets_a_document_wrong_is_a_wrong_row() {
     args.extend(["--format", "json", path.to_str().expect("UTF-8")]);
     args.extend(TINY);
     let output = wsperf(&args);
-    let rows: Vec<serde_json::Value> =
-        serde_json::from_str(&stdout(&output)).expect("the JSON output parses");
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The report is whole, and the run exits 3, as the suite's for a wrong answer.
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("1 row(s) wrong"), "{stderr}");
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_slice(&output.stdout).expect("the JSON output parses");
     assert!(
         stderr.contains("nan.xml: json: reads its own encoding back"),
         "{stderr}"

@@ -126,6 +126,11 @@ fn other_client_styles_get_their_answers() {
             r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoList xmlns="uri:WSTestWeb-TestService"/></soap:Body></soap:Envelope>"#,
         ),
         (
+            // Past the fast lexer's eight attributes an element: quick-xml reads it, alike.
+            "nine namespace declarations on the Envelope",
+            r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:a="urn:a" xmlns:b="urn:b" xmlns:c="urn:c" xmlns:d="urn:d" xmlns:e="urn:e" xmlns:f="urn:f" xmlns:g="urn:g" xmlns:h="urn:h"><soap:Body><w:EchoStruct xmlns:w="uri:WSTestWeb-TestService"><w:array><w:l><w:i>1</w:i><w:f>2.5</w:f><w:s>a</w:s></w:l></w:array></w:EchoStruct></soap:Body></soap:Envelope>"#,
+        ),
+        (
             "empty synth",
             r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoSynthetic xmlns="uri:WSTestWeb-TestService"><synth/></EchoSynthetic></soap:Body></soap:Envelope>"#,
         ),
