@@ -3,15 +3,20 @@
 # suite`, which starts each server on its own core, checks every case of
 # post_files/manifest.toml, times each one, and prints the WSTest table.
 #
-# With no --stack or --target it measures ours beside the ceiling (hyper answering canned
-# bytes: the HTTP limit of this machine) and the two native stacks, gSOAP (C) and Go's standard
-# library, which install from Debian in a minute and need no warm JIT: the comparison the
-# project exists for, in about ten minutes (scripts/compare.sh runs every stack); without --out
-# it writes the report (index.html, results.json, the charts) to results/DATE-TIME and says
-# where; without --resources it adds it, so that each cell shows the server's CPU a request.
+# With no --stack or --target it measures the comparison the project exists for: ours beside
+# the ceiling (hyper answering canned bytes: the HTTP limit of this machine) and every stack
+# whose setup needs nothing but the repository and Debian's packages: gSOAP, Go's net/http,
+# JAX-WS, JiBX and StAX on Netty, ASMX and WCF on Mono, PHP's SoapServer (node-soap and spyne,
+# which need npm and PyPI, are in scripts/compare.sh). Each cell then gets a 2-second warm-up
+# (the JVMs' JIT is warm by then; a 1-second one left it cold) and 2 timed seconds unless
+# --warmup or --duration say otherwise: 16 minutes of cells (10 servers x 8 tests x 3 repeats
+# x 4 s), plus the servers' starts and the stacks' first installs (a JDK, Mono, PHP, Go, gSOAP). `scripts/run.sh --stack wstest --stack ceiling`
+# takes about 3. Without --out it writes the report (index.html, results.json, the charts) to
+# results/DATE-TIME and says where; without --resources it adds it, so that each cell shows
+# the server's CPU a request.
 #
 # Usage: scripts/run.sh [SUITE OPTIONS...]
-#   e.g. scripts/run.sh --duration 2s --repeat 1
+#   e.g. scripts/run.sh --stack wstest --stack ceiling --duration 1s --repeat 1
 #        scripts/run.sh --stack wstest --stack gsoap --client loadgen,ab --out /tmp/results
 # (target/release/loadgen suite --help lists the options.)
 # Needs: cargo and make (installed when missing), and ab for --client ab (Debian apache2-utils).
@@ -33,7 +38,14 @@ given() {
     return 1
 }
 defaults=()
-given "--stack --target" "$@" || defaults+=(--stack wstest --stack ceiling --stack gsoap --stack go-stdlib)
+if ! given "--stack --target" "$@"; then
+    for stack in wstest ceiling gsoap go-stdlib java-jaxws java-netty-jibx java-netty-stax \
+        mono-asmx mono-wcf php-soap; do
+        defaults+=(--stack "$stack")
+    done
+    given "--warmup" "$@" || defaults+=(--warmup 2s)
+    given "--duration" "$@" || defaults+=(--duration 2s)
+fi
 given "--resources" "$@" || defaults+=(--resources)
 out=
 if ! given "--out -o --redraw --help -h --version -V" "$@"; then
@@ -47,8 +59,8 @@ if [ -n "$out" ] && [ -e "$out/index.html" ]; then
 
 The report: $out/index.html (one file; open it in a browser, e.g. xdg-open, or copy it
 anywhere). results.json, results.csv and the charts are beside it.
-To add the other stacks (each installs what it needs the first time; scripts/stacks/README.md):
-    scripts/run.sh --stack wstest --stack ceiling --stack java-netty-stax --stack mono-wcf ...
+To choose the stacks (each installs what it needs the first time; scripts/stacks/README.md):
+    scripts/run.sh --stack wstest --stack ceiling --stack node-soap --stack python-spyne ...
 or all of them with ab beside loadgen: scripts/compare.sh (about an hour).
 TEXT
 fi

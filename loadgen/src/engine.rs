@@ -492,7 +492,7 @@ impl Worker {
             println!("WARNING: Response code not 2xx ({})", response.status);
         }
         let kept_alive = plan.keep_alive && response.keep_alive;
-        if connection.counted {
+        if self.schedule.counts(connection.counted, now) {
             let measure_start = self.schedule.measure_start;
             let completion = Completion {
                 response: &response,
@@ -535,7 +535,7 @@ impl Worker {
         if failure == Failure::Connect {
             self.shared.connect_failed(error);
         }
-        if self.connections[index].counted {
+        if self.schedule.counts(self.connections[index].counted, now) {
             let at_us = self.micros_since_measure(now);
             self.stats.count_failure(failure, at_us);
             self.failed_local += 1;

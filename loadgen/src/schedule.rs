@@ -42,6 +42,9 @@ pub(crate) struct Schedule {
     next_send: Instant,
     /// No more requests will start.
     draining: bool,
+    /// A timed closed-loop run: a request in flight when the warm-up ends counts if it ends
+    /// inside the measured phase ([`Schedule::counts`]).
+    counts_warm_up_ends: bool,
 }
 
 impl Schedule {
@@ -79,6 +82,9 @@ impl Schedule {
             slot_step: n_shards * n_threads as u64,
             next_send,
             draining: false,
+            counts_warm_up_ends: timing.time_limit.is_some()
+                && timing.n_requests.is_none()
+                && timing.rate.is_none(),
         }
     }
 
@@ -127,6 +133,22 @@ impl Schedule {
                 Err(actual) => current = actual,
             }
         }
+    }
+
+    /// Whether a request that ends (answered or failed) at `now` counts, `counted` being what
+    /// [`Schedule::claim`] said when it started. In a timed closed-loop run, a request still in
+    /// flight when the warm-up ended counts too, when it ends inside the measured phase: the
+    /// rate is then the requests that end in the phase, whatever the latency. Counting only
+    /// those that start in it counts nothing where a request takes longer than the phase (a
+    /// server answering 10 requests a second to 30 connections takes 3 s a request, so a 3-s
+    /// phase after a warm-up saw no request both start and end), where ab, which has no
+    /// warm-up, counts the 30 that end. `-n` runs keep their exact count, and `--rate` runs
+    /// their offered schedule, so both count by start only.
+    pub(crate) fn counts(&self, counted: bool, now: Instant) -> bool {
+        counted
+            || (self.counts_warm_up_ends
+                && now >= self.measure_start
+                && self.measure_end.is_none_or(|end| now < end))
     }
 
     /// No more requests will start.

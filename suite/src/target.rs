@@ -194,8 +194,11 @@ impl Target {
         let workers = placement.map_or(1, |placement| placement.server_cpus.len().max(1));
         let command = terminator::command(&self.url, &tls.cert, &tls.key, &dir, workers)?;
         let name = format!("{}+nginx", self.name);
-        let (process, url) =
-            ServerProcess::start(&name, command, placement, Duration::from_secs(30))?;
+        let started = ServerProcess::start(&name, command, placement, Duration::from_secs(30));
+        let (mut process, url) = started.inspect_err(|_| {
+            let _ = std::fs::remove_dir_all(&dir);
+        })?;
+        process.scratch = Some(dir);
         self.name = name;
         self.url = url;
         self.version = format!("{}; TLS by the suite's nginx terminator", self.version);
@@ -323,6 +326,9 @@ fn stop_servers_on_signals() -> anyhow::Result<()> {
 #[derive(Debug)]
 struct ServerProcess {
     child: Child,
+    /// A folder of the process's own (the terminator's configuration and logs), removed once
+    /// the process has stopped.
+    scratch: Option<PathBuf>,
 }
 
 impl ServerProcess {
@@ -359,7 +365,10 @@ impl ServerProcess {
         let (lines_tx, lines_rx) = mpsc::channel::<String>();
         forward_lines(child.stdout.take(), lines_tx.clone());
         forward_lines(child.stderr.take(), lines_tx);
-        let mut process = ServerProcess { child };
+        let mut process = ServerProcess {
+            child,
+            scratch: None,
+        };
         let deadline = Instant::now() + patience;
         let mut output = Vec::new();
         loop {
@@ -404,6 +413,9 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         let group = Pid::from_raw(self.child.id() as i32);
         self.stop(group);
+        if let Some(scratch) = &self.scratch {
+            let _ = std::fs::remove_dir_all(scratch);
+        }
         // Only once it is stopped: a signal before then finds it in the list, and stops it.
         RUNNING
             .lock()

@@ -409,6 +409,26 @@ fn a_time_limit_ends_the_run() {
 }
 
 #[test]
+fn a_request_longer_than_the_measured_phase_counts_when_it_ends_in_it() {
+    // Three requests leave at once in the warm-up and end at 600 ms, inside the phase from
+    // 300 to 900 ms; the three that leave then end after it. Counting only the requests that
+    // start in the phase would count none, where ab (no warm-up) counts what ends in it.
+    let stdout = check(&case(
+        "warm-up requests ending in the phase",
+        Behaviour::Delay(Duration::from_millis(600)),
+        "-k -c 3 --warmup 300ms --duration 600ms",
+    ));
+    let complete: u64 = field(&stdout, "Complete requests")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(complete, 3, "{stdout}");
+    let total = row(&stdout, "Total");
+    // Their latency is the whole request's, from when it left in the warm-up.
+    assert!((600.0..3000.0).contains(&total[3]), "{stdout}");
+}
+
+#[test]
 fn a_time_limit_reports_progress_by_tenths_of_the_time() {
     // At a few hundred requests a second, a count-based heartbeat (ab's 5,000 for -t) would
     // print nothing; tenths of the time print up to ten lines, whatever the rate.

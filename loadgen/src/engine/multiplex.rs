@@ -257,9 +257,10 @@ impl Loop {
 
     /// A request that ended without a response.
     fn fail(&self, job: Job, failure: Failure) {
-        self.last_event.set(Instant::now());
-        if job.counted {
-            let at_us = self.micros_since_measure(Instant::now());
+        let now = Instant::now();
+        self.last_event.set(now);
+        if self.schedule.borrow().counts(job.counted, now) {
+            let at_us = self.micros_since_measure(now);
             self.stats.borrow_mut().count_failure(failure, at_us);
             self.failed.set(self.failed.get() + 1);
             self.publish();

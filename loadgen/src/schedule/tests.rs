@@ -85,6 +85,50 @@ fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
 }
 
 #[test]
+fn a_request_of_the_warm_up_counts_when_it_ends_in_a_timed_closed_loop_phase() {
+    let start = Instant::now();
+    let at = |millis| start + Duration::from_millis(millis);
+    let timed = Timing {
+        n_requests: None,
+        time_limit: Some(Duration::from_secs(2)),
+        warmup: Duration::from_secs(1),
+        rate: None,
+        n_threads: 1,
+        shard: Shard::WHOLE,
+    };
+    let exact = Timing {
+        n_requests: Some(100),
+        ..timed
+    };
+    let paced = Timing {
+        rate: Some(Rate::Fixed(100.0)),
+        ..timed
+    };
+    // (the run's timing, counted when it started, when it ends, counts)
+    let cases = [
+        (timed, true, at(1500), true),
+        (timed, false, at(500), false),
+        (timed, false, at(1000), true),
+        (timed, false, at(2999), true),
+        (timed, false, at(3000), false),
+        // -n keeps its exact count, --rate its offered schedule.
+        (exact, false, at(1500), false),
+        (exact, true, at(1500), true),
+        (paced, false, at(1500), false),
+        (paced, true, at(1500), true),
+    ];
+    for (timing, counted, now, expected) in cases {
+        let schedule = Schedule::new(timing, 0, start);
+        assert_eq!(
+            schedule.counts(counted, now),
+            expected,
+            "{timing:?}, counted {counted}, at {:?}",
+            now - start
+        );
+    }
+}
+
+#[test]
 fn a_stop_ends_the_claims() {
     let start = Instant::now();
     let remaining = AtomicU64::new(10);

@@ -24,9 +24,10 @@ pub(crate) fn one_at_a_time() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Runs `loadgen suite` with short cells and `args`.
-fn suite(args: &[&str]) -> Output {
-    Command::new(loadgen_bin())
+/// `loadgen suite` with short cells and `args`.
+fn suite_command(args: &[&str]) -> Command {
+    let mut command = Command::new(loadgen_bin());
+    command
         .args([
             "suite",
             "--duration",
@@ -36,9 +37,13 @@ fn suite(args: &[&str]) -> Output {
             "--repeat",
             "1",
         ])
-        .args(args)
-        .output()
-        .unwrap()
+        .args(args);
+    command
+}
+
+/// Runs `loadgen suite` with short cells and `args`.
+fn suite(args: &[&str]) -> Output {
+    suite_command(args).output().unwrap()
 }
 
 pub(crate) fn text(bytes: &[u8]) -> String {
@@ -209,9 +214,14 @@ fn the_suite_runs_over_tls_and_http2() {
         if tls {
             args.push("--tls");
         }
-        let output = suite(&args);
+        // The terminator's folder (configuration, logs) goes under TMPDIR, and is removed.
+        let tmp = stacks.join("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
+        let output = suite_command(&args).env("TMPDIR", &tmp).output().unwrap();
         let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
         assert_eq!(output.status.code(), Some(0), "{stdout}{stderr}");
+        let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+        assert!(left.is_empty(), "left in TMPDIR: {left:?}");
         stdout
     };
     let (plain, terminated) = (run(false), run(true));

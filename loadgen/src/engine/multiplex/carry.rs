@@ -312,7 +312,7 @@ impl Loop {
         let document_length = self
             .shared
             .document_length(response.body_len, || flight.parser.take_server());
-        if flight.job.counted {
+        if self.schedule.borrow().counts(flight.job.counted, now) {
             let measure_start = self.schedule.borrow().measure_start;
             let start = flight.start;
             let sample = Sample {
