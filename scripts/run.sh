@@ -7,13 +7,13 @@
 # the ceiling (hyper answering canned bytes: the HTTP limit of this machine) and every stack
 # whose setup needs nothing but the repository and Debian's packages: gSOAP, Go's net/http,
 # JAX-WS, JiBX and StAX on Netty, ASMX and WCF on Mono, PHP's SoapServer (node-soap and spyne,
-# which need npm and PyPI, are in scripts/compare.sh). Each cell then gets a 2-second warm-up
-# (the JVMs' JIT is warm by then; a 1-second one left it cold) and 2 timed seconds unless
-# --warmup or --duration say otherwise: 16 minutes of cells (10 servers x 8 tests x 3 repeats
-# x 4 s), plus the servers' starts and the stacks' first installs (a JDK, Mono, PHP, Go, gSOAP). `scripts/run.sh --stack wstest --stack ceiling`
-# takes about 3. Without --out it writes the report (index.html, results.json, the charts) to
-# results/DATE-TIME and says where; without --resources it adds it, so that each cell shows
-# the server's CPU a request.
+# which need npm and PyPI, are in scripts/compare.sh). Each cell then gets compare.sh's
+# 2-second warm-up, long enough for the JVMs' JIT, and 2 timed seconds unless --warmup or
+# --duration say otherwise: 16 minutes of cells (10 servers x 8 tests x 3 repeats x 4 s),
+# plus the servers' starts and the stacks' first installs (a JDK, Mono, PHP, Go, gSOAP).
+# `scripts/run.sh --stack wstest --stack ceiling` takes about 3. Without --out it writes the
+# report (index.html, results.json, the charts) to results/DATE-TIME and says where; without
+# --resources it adds it, so that each cell shows the server's CPU a request.
 #
 # Usage: scripts/run.sh [SUITE OPTIONS...]
 #   e.g. scripts/run.sh --stack wstest --stack ceiling --duration 1s --repeat 1
