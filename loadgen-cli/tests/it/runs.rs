@@ -34,6 +34,14 @@ fn row(stdout: &str, label: &str) -> Vec<f64> {
         .collect()
 }
 
+/// The report's "Complete requests" count.
+fn complete_requests(stdout: &str) -> u64 {
+    field(stdout, "Complete requests")
+        .unwrap_or_else(|| panic!("no Complete requests line in\n{stdout}"))
+        .parse()
+        .unwrap()
+}
+
 pub(crate) struct Case {
     pub(crate) name: &'static str,
     pub(crate) behaviour: Option<Behaviour>,
@@ -401,10 +409,7 @@ fn a_time_limit_ends_the_run() {
         .unwrap();
     // The run ends at the limit; a loaded machine may add to it, but not ten times over.
     assert!((0.25..3.0).contains(&taken), "{stdout}");
-    let complete: u64 = field(&stdout, "Complete requests")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let complete = complete_requests(&stdout);
     assert!(complete > 10, "{stdout}");
 }
 
@@ -418,10 +423,7 @@ fn a_request_longer_than_the_measured_phase_counts_when_it_ends_in_it() {
         Behaviour::Delay(Duration::from_millis(600)),
         "-k -c 3 --warmup 300ms --duration 600ms",
     ));
-    let complete: u64 = field(&stdout, "Complete requests")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let complete = complete_requests(&stdout);
     assert_eq!(complete, 3, "{stdout}");
     let total = row(&stdout, "Total");
     // Their latency is the whole request's, from when it left in the warm-up.
@@ -689,10 +691,7 @@ fn ctrl_c_prints_the_partial_report() {
     let output = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
-    let complete: u64 = field(&stdout, "Complete requests")
-        .unwrap()
-        .parse()
-        .unwrap();
+    let complete = complete_requests(&stdout);
     assert!(complete >= 150_000, "{stdout}");
     assert!(
         stdout.contains("Percentage of the requests served"),

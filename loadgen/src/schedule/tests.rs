@@ -50,17 +50,22 @@ fn threads_claim_exactly_n_between_them() {
     }
 }
 
-#[test]
-fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
-    let start = Instant::now();
-    let timing = Timing {
+/// A closed-loop run of a 1-s warm-up and then 2 timed seconds, on one thread.
+fn timed() -> Timing {
+    Timing {
         n_requests: None,
         time_limit: Some(Duration::from_secs(2)),
         warmup: Duration::from_secs(1),
         rate: None,
         n_threads: 1,
         shard: Shard::WHOLE,
-    };
+    }
+}
+
+#[test]
+fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
+    let start = Instant::now();
+    let timing = timed();
     let remaining = AtomicU64::new(u64::MAX);
     let mut schedule = Schedule::new(timing, 0, start);
     let at = |millis| start + Duration::from_millis(millis);
@@ -88,14 +93,7 @@ fn the_warm_up_claims_nothing_and_the_time_limit_ends_the_claims() {
 fn a_request_of_the_warm_up_counts_when_it_ends_in_a_timed_closed_loop_phase() {
     let start = Instant::now();
     let at = |millis| start + Duration::from_millis(millis);
-    let timed = Timing {
-        n_requests: None,
-        time_limit: Some(Duration::from_secs(2)),
-        warmup: Duration::from_secs(1),
-        rate: None,
-        n_threads: 1,
-        shard: Shard::WHOLE,
-    };
+    let timed = timed();
     let exact = Timing {
         n_requests: Some(100),
         ..timed
