@@ -72,7 +72,7 @@ link_endpoint() {
     local log
     log=$(mktemp)
     ip netns exec "$link_b" taskset -c "${link_client_cpu:-1}" \
-        "$root/target/release/xtask" delay-line --listen 127.0.0.1:0 --to "$1" \
+        "$root/target/release/xtask" delay-line --addr 127.0.0.1:0 --to "$1" \
         --delay "$((link_rtt_us / 2))us" >/dev/null 2>"$log" &
     link_pids+=($!)
     local addr="" tries=0

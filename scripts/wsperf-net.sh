@@ -37,7 +37,7 @@ trap 'exit 130' INT TERM
 link_up "$profile" "wsn$$"
 relay_log=$(mktemp)
 ip netns exec "$link_a" taskset -c 0 "$root/target/release/wsperf" relay \
-    --listen 10.77.0.1:0 2>"$relay_log" &
+    --addr 10.77.0.1:0 2>"$relay_log" &
 relay_pid=$!
 relay_addr=""
 for _ in $(seq 200); do

@@ -24,9 +24,7 @@ fn run(args: &ceiling::Args) -> anyhow::Result<()> {
     let listener = std::net::TcpListener::bind(args.addr)
         .with_context(|| format!("listening on {}", args.addr))?;
     let scheme = if tls.is_some() { "https" } else { "http" };
-    eprintln!(
-        "ceiling listening on {scheme}://{}/WSTest",
-        listener.local_addr()?
-    );
+    let url = format!("{scheme}://{}/WSTest", listener.local_addr()?);
+    eprintln!("{}", host::listening::line("ceiling", url));
     ceiling::run(listener, args.n_threads(), tls)
 }

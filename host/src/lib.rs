@@ -1,7 +1,13 @@
-//! The machine a tool runs on, for the tools of this workspace alike (loadgen, its suite and
-//! wstest-server).
+//! What every tool of this workspace shares (loadgen, its suite, wstest-server, the ceiling,
+//! wsperf and xtask): the machine it runs on, how it reads a duration, its median, and the line
+//! a server prints when it listens. A leaf: it uses no crate of the workspace.
 //!
 //! # Map
+//! - [`duration`]: `30s`, `500ms`, `2m`, `1h`, and what a bare number means to each option;
+//!   serde for durations as seconds.
+//! - [`median`](mod@median): the one median (the middle pair averaged).
+//! - [`listening`]: `NAME listening on URL`, written and read.
+//! - [`utc_minute`]: the time a result is stamped with.
 //! - [`Machine`]: what a results file says of the machine (hostname, cores, CPU model, kernel,
 //!   OS, architecture), read from `/proc` and the standard library.
 //! - [`raise_open_file_limit`]: the soft limit of open files raised as far as a tool needs,
@@ -9,6 +15,9 @@
 //! - [`process`]: a process tree's CPU time and resident memory from `/proc`, sampled while a
 //!   load runs.
 
+pub mod duration;
+pub mod listening;
+pub mod median;
 pub mod process;
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +58,13 @@ impl Machine {
             arch: std::env::consts::ARCH.to_owned(),
         }
     }
+}
+
+/// Now on the UTC clock, as every result of the workspace is stamped: `2026-12-03 07:30 UTC`.
+pub fn utc_minute() -> String {
+    jiff::Timestamp::now()
+        .strftime("%Y-%m-%d %H:%M UTC")
+        .to_string()
 }
 
 /// The open-file limit is below what was asked for.

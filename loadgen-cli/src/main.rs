@@ -1,5 +1,14 @@
 //! `loadgen`: parses the command line, runs ab's front end, `loadgen merge` or `loadgen
 //! suite`, and maps the outcome to an exit code.
+//!
+//! # Map
+//! - `front`: the commands that are loadgen's own, each a few steps around the library: ab's
+//!   front end (banner, progress, Ctrl-C, report and files around `loadgen::load`) and `loadgen
+//!   merge` (around `loadgen::merge`). They print and write files; the library does not.
+//! - `usage`: the usage text of `-h` and of a usage error.
+
+mod front;
+mod usage;
 
 use std::process::ExitCode;
 
@@ -10,25 +19,25 @@ fn main() -> ExitCode {
     let outcome = match args.first().map(String::as_str) {
         Some("suite") => suite::run(&args[1..]),
         Some("merge") => match cli::parse_merge(&args[1..]) {
-            Ok(options) => loadgen::front::merge(&options, &args),
+            Ok(options) => front::merge(&options, &args),
             Err(error) => {
                 eprintln!("loadgen: {error}");
                 return exit_code(error.exit_code);
             }
         },
         _ => match cli::parse(&args) {
-            Ok(Invocation::Run(options)) => loadgen::front::run(&options, &args),
+            Ok(Invocation::Run(options)) => front::run(&options, &args),
             Ok(Invocation::Version) => {
                 print!("{}", loadgen::report::banner(false));
                 return ExitCode::SUCCESS;
             }
             Ok(Invocation::Help) => {
-                eprint!("{}", loadgen::usage::usage("loadgen"));
+                eprint!("{}", usage::usage("loadgen"));
                 return exit_code(cli::USAGE_EXIT_CODE);
             }
             Err(error) => {
                 eprintln!("{error}");
-                eprint!("{}", loadgen::usage::usage("loadgen"));
+                eprint!("{}", usage::usage("loadgen"));
                 return exit_code(error.exit_code);
             }
         },

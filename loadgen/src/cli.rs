@@ -3,20 +3,22 @@
 //! never shadow an ab flag; and `loadgen merge`'s, read by the same [`words`]. ab's letters are
 //! mapped to typed [`Options`] here and nowhere else.
 
+pub mod flags;
 mod merge;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+use host::duration;
 use tls::client::{self as tls_client, ClientTls, Verify, Versions};
 
+use crate::clock;
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
 use crate::pace::Rate;
 use crate::shard::Shard;
 use crate::url::{Authority, Scheme, Url, UrlError};
-use crate::{clock, duration};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
 
@@ -72,20 +74,21 @@ enum Word {
 
 /// What a command line's letters and long options are.
 struct Grammar {
-    with_value: &'static [u8],
-    flags: &'static [u8],
-    long_flags: &'static [&'static str],
+    /// A letter's kind: `Some(true)` takes a value, `Some(false)` takes none, `None` is unknown.
+    letter: fn(u8) -> Option<bool>,
+    /// A long option that takes no value (any other takes one, and is checked by name later).
+    long_flag: fn(&str) -> bool,
     /// ab's habit: the first positional argument ends the options.
     positional_ends_options: bool,
     /// Refuses a letter the grammar does not know.
     unknown_letter: fn(u8) -> UsageError,
 }
 
-/// ab's options (the apr_getopt string of ab 2.4 built with TLS), and loadgen's long flags.
+/// ab's options (the apr_getopt string of ab 2.4 built with TLS) and loadgen's, from the one
+/// table of them.
 const AB: Grammar = Grammar {
-    with_value: b"nctsbTpuvxyzCHPAgXeBmZfE",
-    flags: b"lrkVhwidSqI",
-    long_flags: &["http1.0", "http2", "verify", "tls-resume"],
+    letter: |letter| flags::letter(letter).map(|flag| flag.value.is_some()),
+    long_flag: |name| flags::long(name).is_some_and(|flag| flag.value.is_none()),
     positional_ends_options: true,
     unknown_letter: |letter| {
         UsageError::usage(format!("ab: illegal option -- {}", char::from(letter)))
@@ -104,7 +107,7 @@ fn words(args: &[String], grammar: &Grammar) -> Result<Vec<Word>, UsageError> {
                 Some((name, value)) => (name, Some(value.to_owned())),
                 None => (long, None),
             };
-            let value = if grammar.long_flags.contains(&name) {
+            let value = if (grammar.long_flag)(name) {
                 None
             } else {
                 Some(match inline {
@@ -126,9 +129,10 @@ fn words(args: &[String], grammar: &Grammar) -> Result<Vec<Word>, UsageError> {
             continue;
         };
         for (at, letter) in letters.bytes().enumerate() {
-            if grammar.flags.contains(&letter) {
+            let takes_value = (grammar.letter)(letter);
+            if takes_value == Some(false) {
                 words.push(Word::Flag(letter));
-            } else if grammar.with_value.contains(&letter) {
+            } else if takes_value == Some(true) {
                 let value = match &letters[at + 1..] {
                     "" => args.next().cloned().ok_or_else(|| {
                         UsageError::usage(format!(

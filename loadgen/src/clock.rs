@@ -2,7 +2,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::duration;
+use host::duration;
 
 /// The furthest ahead `--start-at` may be. Shards that wait longer are more likely started with
 /// a mistyped date or a local time written as UTC than on purpose, and would sit holding their

@@ -36,7 +36,8 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 
 use self::connection::{Connection, Outcome, Readiness};
 use self::shared::os_message;
-pub use self::shared::{Abort, Http2Plan, Padded, Plan, Shared, TlsPlan};
+pub use self::shared::{Abort, Log, Plan, Shared};
+pub(crate) use self::shared::{Http2Plan, TlsPlan};
 use crate::schedule::Schedule;
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
@@ -49,7 +50,7 @@ const TIMER: Token = Token(usize::MAX);
 
 /// Runs thread `index`'s share of the run, `n_connections` of its connections: HTTP/1 on this
 /// module's mio loop, `--http2` on [`multiplex`]'s.
-pub fn run_thread(
+pub(crate) fn run_thread(
     index: usize,
     n_connections: usize,
     plan: Arc<Plan>,
@@ -62,7 +63,7 @@ pub fn run_thread(
 }
 
 /// One thread's event loop.
-pub struct Worker {
+pub(crate) struct Worker {
     index: usize,
     plan: Arc<Plan>,
     shared: Arc<Shared>,
@@ -90,7 +91,7 @@ pub struct Worker {
 
 impl Worker {
     /// A worker for thread `index`, with `n_connections` of the run's connections.
-    pub fn new(
+    pub(crate) fn new(
         index: usize,
         n_connections: usize,
         plan: Arc<Plan>,
@@ -135,7 +136,7 @@ impl Worker {
     }
 
     /// Runs until the work is done, the time is up, or the run is stopped.
-    pub fn run(mut self) -> ThreadStats {
+    pub(crate) fn run(mut self) -> ThreadStats {
         let mut events = Events::with_capacity(1024);
         if let Some(start) = self.plan.start_at {
             self.connect_ahead(start, &mut events);
@@ -486,10 +487,14 @@ impl Worker {
             .shared
             .document_length(response.body_len, || connection.parser.take_server());
         if plan.verbosity >= 3 {
-            println!("LOG: Response code = {}", response.status);
+            plan.log
+                .line(format_args!("LOG: Response code = {}", response.status));
         }
         if plan.verbosity >= 2 && !(200..300).contains(&response.status) {
-            println!("WARNING: Response code not 2xx ({})", response.status);
+            plan.log.line(format_args!(
+                "WARNING: Response code not 2xx ({})",
+                response.status
+            ));
         }
         let kept_alive = plan.keep_alive && response.keep_alive;
         if self.schedule.counts(connection.counted, now) {

@@ -1,13 +1,14 @@
 //! loadgen: an ApacheBench-compatible load generator (HTTP/1.x, TLS, HTTP/2), as a library. It knows nothing
 //! about SOAP, and nothing of the suite above it; the `loadgen` binary (package `loadgen-cli`)
-//! is a thin shell over [`cli`], [`front`] and the `suite` crate.
+//! holds the commands' front ends (progress, Ctrl-C, the report and files) above [`cli`],
+//! [`load`] and the `suite` crate.
 //!
 //! # Map
-//! Leaves (they use no other module): [`duration`], [`url`], [`pace`], [`http`], [`http2`].
+//! Leaves (they use no other module): [`url`], [`pace`], [`http`], [`http2`].
 //! - [`options`]: what a run is asked to do, in typed groups; [`options::TestIdentity`].
-//! - [`cli`]: ab's command line (and loadgen's long options, and merge's) into [`options`].
-//! - [`usage`]: the usage text.
-//! - [`duration`]: `30s`, `500ms`, `2m`, `1h` and plain seconds, for every option.
+//! - [`cli`]: ab's command line (and loadgen's long options, and merge's) into [`options`];
+//!   [`cli::flags`], the one table of every option, from which the grammar, the usage text
+//!   and GUIDE.md's table come.
 //! - [`url`]: `[http://]host[:port]/path` and `host:port`, as ab reads them.
 //! - [`pace`]: `--rate R` and `--rate A..B` (a ramp), and the send times they make.
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
@@ -16,27 +17,23 @@
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`http2`]: a sans-IO HTTP/2 client for one request sent again and again: frames, flow
 //!   control, HPACK (the request's block encoded once).
-//! - [`engine`]: one mio event loop per thread acting on its connections' outcomes; a
+//! - `engine`: one mio event loop per thread acting on its connections' outcomes; a
 //!   connection turns readiness into an outcome and counts nothing, over TCP or TLS (rustls by
 //!   hand); `--http2` on [`http2`], a tokio runtime a thread; the plan and shared state.
 //! - `schedule`: which request a thread sends next and when (claims, warm-up, time limit,
 //!   `--rate`); no IO, no clock, unit-tested with made-up instants.
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
-//!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]); the one
-//!   [`stats::median`].
+//!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
 //! - [`json`]: `--json` files (or `--json -` on stdout) and reading them back.
 //! - [`merge`](mod@merge): runs of one test added up on the wall clock, exactly.
 //! - [`load`]: the load and nothing else: a plan from the options, [`load::execute`] to
-//!   [`stats::Results`]; no printing, files, signals or limits.
-//! - [`front`]: the commands: [`front::run`] (ab's front end: banner, progress, Ctrl-C, report
-//!   and files around [`load`]) and [`front::merge`].
+//!   [`stats::Results`]; no files, signals or progress (the engine's [`load::Plan`] and
+//!   [`load::Shared`] are named here); engine, schedule and request are the crate's own.
 
 pub mod cli;
 pub mod clock;
-pub mod duration;
-pub mod engine;
-pub mod front;
+mod engine;
 pub mod http;
 pub mod http2;
 pub mod json;
@@ -50,4 +47,3 @@ mod schedule;
 pub mod shard;
 pub mod stats;
 pub mod url;
-pub mod usage;

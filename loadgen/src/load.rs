@@ -1,8 +1,8 @@
 //! The load and nothing else: a plan from the settings, then [`execute`], which starts one
-//! engine thread per event loop and returns their merged figures. Nothing here prints (but for
-//! ab's `-v` logs, which the engine writes as ab does), writes files, or touches process-wide
-//! state such as signal handlers or limits: ab's front end and `loadgen suite`
-//! each do that around it.
+//! engine thread per event loop and returns their merged figures. Nothing here prints (ab's
+//! `-v` lines go to the [`Log`] the caller gives), writes files, or touches process-wide state
+//! such as signal handlers (the open-file limit is raised by [`allow_connections`], for a
+//! caller that chooses to): ab's front end and `loadgen suite` each do that around it.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
@@ -11,13 +11,22 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
-use crate::engine::{self, Abort, Http2Plan, Plan, Shared, TlsPlan};
+use crate::engine::{self, Http2Plan, TlsPlan};
 use crate::http::BodyChecks;
 use crate::options::{Options, Target};
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
 use crate::url::Scheme;
+
+pub use crate::engine::{Abort, Log, Plan, Shared};
+
+/// Raises the open-file limit so that `concurrency` connections fit (the default 1024 would
+/// fail `-c 2000` with "Too many open files"); `Err` holds the limit it got when that is less,
+/// for the caller to say.
+pub fn allow_connections(concurrency: u32) -> Result<(), host::FileLimit> {
+    host::raise_open_file_limit(u64::from(concurrency) + 64)
+}
 
 /// How often `execute` calls its `on_tick`.
 pub const TICK: Duration = Duration::from_millis(100);
@@ -34,8 +43,8 @@ pub struct Outcome {
 }
 
 /// The engine's plan and the report's description of the run `options` describe: reads the
-/// body file, resolves the target, builds the request bytes.
-pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
+/// body file, resolves the target, builds the request bytes. `-v`'s lines go to `log`.
+pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
     let Options {
         target,
         load,
@@ -111,6 +120,7 @@ pub fn plan_of(options: &Options) -> anyhow::Result<(Arc<Plan>, RunInfo)> {
         checks: checks.clone(),
         body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
         verbosity: output.verbosity,
+        log,
         n_threads,
         concurrency,
         sample_cap: MAX_SAMPLES,

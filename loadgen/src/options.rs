@@ -11,10 +11,10 @@ use serde::{Deserialize, Serialize};
 /// The TLS options are the tls crate's, which makes the client configuration from them.
 pub use tls::client::{ClientTls, Verify, Versions};
 
-use crate::duration::{optional_seconds, seconds};
 use crate::pace::Rate;
 use crate::shard::{Shard, Share};
 use crate::url::{Authority, Scheme, Url};
+use host::duration::{optional_seconds, seconds};
 
 /// A whole command line.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,7 @@ use tls::client::Negotiated;
 use crate::http::Response;
 
 mod table;
-pub use table::{Midpoint, PERCENTILES, Row, Table, median, round_ms};
+pub use table::{PERCENTILES, Row, Table, round_ms};
 
 /// The longest latency the histograms hold, in µs (an hour); longer ones are clamped.
 const MAX_LATENCY_US: u64 = 3_600_000_000;

@@ -19,7 +19,13 @@ pub const DEFAULT_PATHS: [&str; 4] = [
 /// wstest-server: the WSTest SOAP 1.1 benchmark service (EchoVoid, EchoStruct, EchoList,
 /// EchoSynthetic, GetOrder) on hyper.
 #[derive(Debug, Parser)]
-#[command(name = "wstest-server", version, about, long_about = None)]
+#[command(
+    name = "wstest-server",
+    version,
+    about,
+    long_about = None,
+    after_help = "Durations: 30s, 500ms, 2m, 1h; a bare number is seconds."
+)]
 pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8082")]
@@ -30,29 +36,29 @@ pub struct Args {
     /// Largest request body accepted, in bytes; larger ones get 413.
     #[arg(long, default_value_t = 4 * 1024 * 1024)]
     pub max_body: usize,
-    /// Seconds a client has to send a request's headers once they start; over HTTP/2, to finish
+    /// How long a client has to send a request's headers once they start; over HTTP/2, to finish
     /// any frame other than DATA (a header block with its CONTINUATIONs, the preface) once it
     /// starts. Never counts while an answer is being written. 0 turns the limit off.
-    #[arg(long, default_value_t = 30.0)]
-    pub header_timeout: f64,
-    /// Seconds a client has to send a request's body once its headers are in (over HTTP/2, per
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = host::duration::parse)]
+    pub header_timeout: Duration,
+    /// How long a client has to send a request's body once its headers are in (over HTTP/2, per
     /// stream: 408 at the limit); 0 turns the limit off.
-    #[arg(long, default_value_t = 60.0)]
-    pub body_timeout: f64,
-    /// Seconds an answer may go without progress: the socket not drained, or over HTTP/2 no
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = host::duration::parse)]
+    pub body_timeout: Duration,
+    /// How long an answer may go without progress: the socket not drained, or over HTTP/2 no
     /// answer moving because the client keeps its windows shut. A client reading slowly but
     /// steadily is never cut. Past it the connection ends (HTTP/2: GOAWAY, then the close); 0
     /// turns the limit off.
-    #[arg(long, default_value_t = 30.0)]
-    pub write_timeout: f64,
-    /// Seconds a keep-alive connection may sit idle between requests (HTTP/2: no stream open, no
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = host::duration::parse)]
+    pub write_timeout: Duration,
+    /// How long a keep-alive connection may sit idle between requests (HTTP/2: no stream open, no
     /// answer left to write, no bytes moving; then GOAWAY and the close); 0 turns the limit off.
-    #[arg(long, default_value_t = 60.0)]
-    pub idle_timeout: f64,
-    /// Seconds that requests in flight get to finish after SIGTERM or SIGINT; answers still
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = host::duration::parse)]
+    pub idle_timeout: Duration,
+    /// How long requests in flight get to finish after SIGTERM or SIGINT; answers still
     /// unwritten then are cut off (and counted in the summary the server prints).
-    #[arg(long, default_value_t = 10.0)]
-    pub shutdown_grace: f64,
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = host::duration::parse)]
+    pub shutdown_grace: Duration,
     /// Connections served at once; past it, new ones wait in the kernel's accept queue until
     /// one closes.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..))]
@@ -73,10 +79,10 @@ pub struct Args {
     /// The private key (PEM: PKCS#8, PKCS#1 or SEC1) of --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    /// Seconds a client has from its connection to the end of the TLS handshake; 0 turns the
+    /// How long a client has from its connection to the end of the TLS handshake; 0 turns the
     /// limit off.
-    #[arg(long, default_value_t = 10.0)]
-    pub tls_handshake_timeout: f64,
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = host::duration::parse)]
+    pub tls_handshake_timeout: Duration,
     /// HTTP/2: streams a client may have open at once on one connection; more are refused
     /// (REFUSED_STREAM).
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
@@ -181,29 +187,26 @@ impl Args {
         Ok(Config {
             n_threads,
             max_body: self.max_body,
-            header_timeout: seconds("--header-timeout", self.header_timeout)?,
-            body_timeout: seconds("--body-timeout", self.body_timeout)?,
-            write_timeout: seconds("--write-timeout", self.write_timeout)?,
-            idle_timeout: seconds("--idle-timeout", self.idle_timeout)?,
+            header_timeout: limit(self.header_timeout),
+            body_timeout: limit(self.body_timeout),
+            write_timeout: limit(self.write_timeout),
+            idle_timeout: limit(self.idle_timeout),
             max_connections: self.max_connections as usize,
-            shutdown_grace: seconds("--shutdown-grace", self.shutdown_grace)?.unwrap_or_default(),
+            shutdown_grace: self.shutdown_grace,
             paths,
             binding: self.binding,
             tls: match (&self.tls_cert, &self.tls_key) {
                 (Some(cert), Some(key)) => Some(tls::server_config(cert, key)?),
                 _ => None,
             },
-            tls_handshake_timeout: seconds("--tls-handshake-timeout", self.tls_handshake_timeout)?,
+            tls_handshake_timeout: limit(self.tls_handshake_timeout),
             max_streams: self.max_streams,
             trust_proxy: self.trust_proxy,
         })
     }
 }
 
-fn seconds(flag: &str, value: f64) -> anyhow::Result<Option<Duration>> {
-    anyhow::ensure!(
-        value.is_finite() && value >= 0.0,
-        "{flag} must be a number of seconds, 0 or more, not {value}"
-    );
-    Ok((value > 0.0).then(|| Duration::from_secs_f64(value)))
+/// A limit of the command line: 0 turns it off.
+fn limit(duration: Duration) -> Option<Duration> {
+    (!duration.is_zero()).then_some(duration)
 }

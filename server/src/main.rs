@@ -36,7 +36,8 @@ fn run(args: &server::config::Args) -> anyhow::Result<()> {
         "http"
     };
     eprintln!(
-        "wstest-server listening on {scheme}://{addr}/WSTest ({} threads, binding {}); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml {scheme}://{addr}/WSTest",
+        "{} ({} threads, binding {}); try: ab -k -c 30 -n 100000 -T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/GetOrder\"' -p post_files/getorder20.xml {scheme}://{addr}/WSTest",
+        host::listening::line("wstest-server", format_args!("{scheme}://{addr}/WSTest")),
         config.n_threads,
         config.binding.binding().name()
     );

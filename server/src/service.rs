@@ -135,135 +135,50 @@ pub(crate) async fn handle(
     }
 }
 
+/// A request answered before the service reads it (a 4xx), boxed: a `Response` is larger than
+/// the values it travels beside.
+type Refused = Box<Response<Answer>>;
+
+/// What the headers of a SOAP request ask of its body and its answer.
+struct Negotiated {
+    /// The body's encoding; `None` is XML.
+    encoding: Option<Encoding>,
+    /// The body is gzipped.
+    gzipped: bool,
+    /// The answer may be gzipped.
+    gzip_answer: bool,
+}
+
+/// A POST: the body read, inflated when gzipped, answered by the binding or encoding its
+/// Content-Type names, the answer gzipped when the client accepts it.
 async fn soap(
     config: &Config,
     state: &ConnectionState,
     request: Request<Incoming>,
 ) -> Response<Answer> {
-    let encoding = match body_encoding(request.headers().get(CONTENT_TYPE)) {
-        Ok(encoding) => encoding,
-        Err(refusal) => return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, refusal),
+    let negotiated = match negotiate(request.headers()) {
+        Ok(negotiated) => negotiated,
+        Err(refused) => return *refused,
     };
-    let gzipped = match request.headers().get(CONTENT_ENCODING) {
-        None => false,
-        Some(coding) if coding.as_bytes().trim_ascii().eq_ignore_ascii_case(b"gzip") => true,
-        Some(coding) => {
-            return plain(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                format!(
-                    "Content-Encoding {:?} is not supported: gzip is, or none\n",
-                    String::from_utf8_lossy(coding.as_bytes())
-                ),
-            );
-        }
-    };
-    let gzip_answer = request
-        .headers()
-        .get_all(ACCEPT_ENCODING)
-        .iter()
-        .any(|value| accepts_gzip(value.as_bytes()));
-    // A declared length over the limit is refused before a byte of the body is read (and so
-    // before hyper sends 100 Continue).
-    if request.body().size_hint().lower() > config.max_body as u64 {
-        return too_large(config);
-    }
-    let (parts, body) = request.into_parts();
-    let collecting = Limited::new(body, config.max_body).collect();
-    // HTTP/2: the connection's watchdog cannot time one stream among many, so each stream's body
-    // has its own timer (HTTP/1.1 keeps the watchdog's, which costs no timer a request).
-    let collected = match config.body_timeout.filter(|_| state.multiplexed()) {
-        Some(limit) => match tokio::time::timeout(limit, collecting).await {
-            Ok(collected) => collected,
-            Err(_) => {
-                return plain(
-                    StatusCode::REQUEST_TIMEOUT,
-                    format!("the request body did not arrive within {limit:?}\n"),
-                );
-            }
-        },
-        None => collecting.await,
-    };
-    state.body_read();
-    let body = match collected {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
-            return too_large(config);
-        }
-        Err(error) => {
-            let mut response = plain(
-                StatusCode::BAD_REQUEST,
-                format!("the request body could not be read: {error}\n"),
-            );
-            response
-                .headers_mut()
-                .insert(CONNECTION, HeaderValue::from_static("close"));
-            return response;
-        }
+    let (parts, body) = match read_body(config, state, request).await {
+        Ok(read) => read,
+        Err(refused) => return *refused,
     };
     // Not from the pool: a buffer taken and dropped as a plain Vec would leave it, and the
     // pool would drain one buffer a request (an allocation a request on the XML path).
     let mut inflated = Vec::new();
-    let body: &[u8] = if gzipped {
-        match encodings::gzip::inflate(&body, inflate_limit(config, body.len()), &mut inflated) {
+    let body: &[u8] = if negotiated.gzipped {
+        match inflate(config, &body, &mut inflated) {
             Ok(()) => &inflated,
-            Err(error @ encodings::gzip::InflateError::TooLarge { .. }) => {
-                // The body was read whole, so the connection can carry another request.
-                return plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "{error}: a gzipped body may inflate to {MAX_INFLATE_RATIO} times its size (at least {} KiB), and to --max-body ({} bytes) at most\n",
-                        INFLATE_FLOOR / 1024,
-                        config.max_body
-                    ),
-                );
-            }
-            Err(error) => return plain(StatusCode::BAD_REQUEST, format!("{error}\n")),
+            Err(refused) => return *refused,
         }
     } else {
         &body
     };
-    let mut soap_actions = parts.headers.get_all("soapaction").iter();
-    let soap_action = soap_actions.next().map(HeaderValue::as_bytes);
     let mut out = Body::buffer();
-    let answered = if soap_actions.any(|other| Some(other.as_bytes()) != soap_action) {
-        Err(wstest::Fault::client(
-            "the request has two SOAPAction headers that name different actions",
-        ))
-    } else {
-        match (encoding, config.binding) {
-            // Ours, called directly: the default path stays free of a virtual call.
-            (None, BindingChoice::Streaming) => wstest::respond(soap_action, body, now(), &mut out),
-            (None, other) => {
-                wstest::respond_with(other.binding(), soap_action, body, now(), &mut out)
-            }
-            (Some(encoding), _) => {
-                encodings::serve::respond(encoding, &AVRO, soap_action, body, now(), &mut out)
-            }
-        }
-    };
-    let (status, content_type) = match (answered, encoding) {
-        (Ok(_), None) => (StatusCode::OK, TEXT_XML),
-        (Ok(_), Some(encoding)) => (
-            StatusCode::OK,
-            HeaderValue::from_static(encoding.media_type()),
-        ),
-        (Err(fault), None) => {
-            out.clear();
-            fault.encode(&mut out);
-            (StatusCode::INTERNAL_SERVER_ERROR, TEXT_XML)
-        }
-        (Err(fault), Some(_)) => {
-            out.clear();
-            json_error(&fault, &mut out);
-            let status = match fault.code {
-                wstest::FaultCode::Server => StatusCode::INTERNAL_SERVER_ERROR,
-                _ => StatusCode::BAD_REQUEST,
-            };
-            (status, HeaderValue::from_static("application/json"))
-        }
-    };
-    let answer = if gzip_answer {
-        let mut out = out;
+    let (status, content_type) =
+        exchange(config, negotiated.encoding, &parts.headers, body, &mut out);
+    let answer = if negotiated.gzip_answer {
         let mut gzipped = Body::buffer();
         encodings::gzip::deflate(&out, &mut gzipped);
         // The plain answer's buffer goes back to the pool (emptied first: a Body dropped
@@ -277,10 +192,158 @@ async fn soap(
     let mut response = Response::new(Answer::new(Body::from(answer)));
     *response.status_mut() = status;
     response.headers_mut().insert(CONTENT_TYPE, content_type);
-    if gzip_answer {
+    if negotiated.gzip_answer {
         response.headers_mut().insert(CONTENT_ENCODING, GZIP);
     }
     response
+}
+
+/// The body's encoding and coding, and whether the answer may be gzipped; 415 for an encoding
+/// or coding the server does not speak.
+fn negotiate(headers: &http::HeaderMap) -> Result<Negotiated, Refused> {
+    let encoding = body_encoding(headers.get(CONTENT_TYPE))
+        .map_err(|refusal| Box::new(plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, refusal)))?;
+    let gzipped = match headers.get(CONTENT_ENCODING) {
+        None => false,
+        Some(coding) if coding.as_bytes().trim_ascii().eq_ignore_ascii_case(b"gzip") => true,
+        Some(coding) => {
+            return Err(Box::new(plain(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!(
+                    "Content-Encoding {:?} is not supported: gzip is, or none\n",
+                    String::from_utf8_lossy(coding.as_bytes())
+                ),
+            )));
+        }
+    };
+    let gzip_answer = headers
+        .get_all(ACCEPT_ENCODING)
+        .iter()
+        .any(|value| accepts_gzip(value.as_bytes()));
+    Ok(Negotiated {
+        encoding,
+        gzipped,
+        gzip_answer,
+    })
+}
+
+/// The request's head and whole body, within `--max-body` (413) and, over HTTP/2, the body
+/// timeout (408); 400 for a body that could not be read.
+async fn read_body(
+    config: &Config,
+    state: &ConnectionState,
+    request: Request<Incoming>,
+) -> Result<(http::request::Parts, bytes::Bytes), Refused> {
+    // A declared length over the limit is refused before a byte of the body is read (and so
+    // before hyper sends 100 Continue).
+    if request.body().size_hint().lower() > config.max_body as u64 {
+        return Err(Box::new(too_large(config)));
+    }
+    let (parts, body) = request.into_parts();
+    let collecting = Limited::new(body, config.max_body).collect();
+    // HTTP/2: the connection's watchdog cannot time one stream among many, so each stream's body
+    // has its own timer (HTTP/1.1 keeps the watchdog's, which costs no timer a request).
+    let collected = match config.body_timeout.filter(|_| state.multiplexed()) {
+        Some(limit) => match tokio::time::timeout(limit, collecting).await {
+            Ok(collected) => collected,
+            Err(_) => {
+                return Err(Box::new(plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    format!("the request body did not arrive within {limit:?}\n"),
+                )));
+            }
+        },
+        None => collecting.await,
+    };
+    state.body_read();
+    match collected {
+        Ok(collected) => Ok((parts, collected.to_bytes())),
+        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(Box::new(too_large(config)))
+        }
+        Err(error) => {
+            let mut response = plain(
+                StatusCode::BAD_REQUEST,
+                format!("the request body could not be read: {error}\n"),
+            );
+            response
+                .headers_mut()
+                .insert(CONNECTION, HeaderValue::from_static("close"));
+            Err(Box::new(response))
+        }
+    }
+}
+
+/// A gzipped body inflated into `inflated`, under its ratio and `--max-body` (413 past them,
+/// 400 if it is not gzip).
+fn inflate(config: &Config, body: &[u8], inflated: &mut Vec<u8>) -> Result<(), Refused> {
+    match encodings::gzip::inflate(body, inflate_limit(config, body.len()), inflated) {
+        Ok(()) => Ok(()),
+        Err(error @ encodings::gzip::InflateError::TooLarge { .. }) => {
+            // The body was read whole, so the connection can carry another request.
+            Err(Box::new(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!(
+                    "{error}: a gzipped body may inflate to {MAX_INFLATE_RATIO} times its size (at least {} KiB), and to --max-body ({} bytes) at most\n",
+                    INFLATE_FLOOR / 1024,
+                    config.max_body
+                ),
+            )))
+        }
+        Err(error) => Err(Box::new(plain(
+            StatusCode::BAD_REQUEST,
+            format!("{error}\n"),
+        ))),
+    }
+}
+
+/// The SOAP exchange proper: the answer to `body` written into `out` by our binding (called
+/// directly), another binding, or an encoding; a fault in its place, with its status and
+/// content type.
+fn exchange(
+    config: &Config,
+    encoding: Option<Encoding>,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    out: &mut Vec<u8>,
+) -> (StatusCode, HeaderValue) {
+    let mut soap_actions = headers.get_all("soapaction").iter();
+    let soap_action = soap_actions.next().map(HeaderValue::as_bytes);
+    let answered = if soap_actions.any(|other| Some(other.as_bytes()) != soap_action) {
+        Err(wstest::Fault::client(
+            "the request has two SOAPAction headers that name different actions",
+        ))
+    } else {
+        match (encoding, config.binding) {
+            // Ours, called directly: the default path stays free of a virtual call.
+            (None, BindingChoice::Streaming) => wstest::respond(soap_action, body, now(), out),
+            (None, other) => wstest::respond_with(other.binding(), soap_action, body, now(), out),
+            (Some(encoding), _) => {
+                encodings::serve::respond(encoding, &AVRO, soap_action, body, now(), out)
+            }
+        }
+    };
+    match (answered, encoding) {
+        (Ok(_), None) => (StatusCode::OK, TEXT_XML),
+        (Ok(_), Some(encoding)) => (
+            StatusCode::OK,
+            HeaderValue::from_static(encoding.media_type()),
+        ),
+        (Err(fault), None) => {
+            out.clear();
+            fault.encode(out);
+            (StatusCode::INTERNAL_SERVER_ERROR, TEXT_XML)
+        }
+        (Err(fault), Some(_)) => {
+            out.clear();
+            json_error(&fault, out);
+            let status = match fault.code {
+                wstest::FaultCode::Server => StatusCode::INTERNAL_SERVER_ERROR,
+                _ => StatusCode::BAD_REQUEST,
+            };
+            (status, HeaderValue::from_static("application/json"))
+        }
+    }
 }
 
 /// A fault in an encoding other than XML: `{"fault":"Client","reason":"..."}`.

@@ -19,10 +19,10 @@ pub(crate) struct Args {
     #[arg(long, value_delimiter = ',', default_value = "30")]
     pub(crate) concurrency: Vec<u32>,
     /// Measured time per cell (`5s`, `200ms`, `2m`, `1.5`).
-    #[arg(long, default_value = "5s", value_parser = loadgen::duration::parse)]
+    #[arg(long, default_value = "5s", value_parser = host::duration::parse)]
     pub(crate) duration: Duration,
     /// Warm-up per cell, not counted.
-    #[arg(long, default_value = "1s", value_parser = loadgen::duration::parse)]
+    #[arg(long, default_value = "1s", value_parser = host::duration::parse)]
     pub(crate) warmup: Duration,
     /// Runs of each cell; the table shows the median and the min-max spread.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]

@@ -7,9 +7,8 @@ mod shift;
 
 use std::fmt::Write as _;
 
+use host::median::median;
 use serde::{Deserialize, Serialize};
-
-use loadgen::stats::median;
 
 pub use crate::change::shift::{AIMED_CONFIDENCE, LOWEST_CONFIDENCE, Shift};
 use crate::matrix::CellResult;

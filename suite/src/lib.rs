@@ -99,13 +99,10 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     ) {
         Ok(args) => args,
         Err(error) => {
-            let code = if error.use_stderr() {
-                USAGE_EXIT_CODE
-            } else {
-                0
-            };
             let _ = error.print();
-            return Ok(code);
+            // `--help` and `--version` come this way too, and are no error.
+            let usage_error = error.use_stderr();
+            return Ok(if usage_error { USAGE_EXIT_CODE } else { 0 });
         }
     };
     let show = Show {
@@ -113,18 +110,9 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         resources: args.resources,
     };
     if let Some(dir) = &args.redraw {
-        let path = dir.join("results.json");
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let results: SuiteResults = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a suite's results.json", path.display()))?;
-        write_out(&results, dir, show)?;
-        return Ok(0);
+        return redraw(dir, show).map(|()| 0);
     }
-    let manifest_path = match &args.manifest {
-        Some(path) => path.clone(),
-        None => default_manifest()?,
-    };
+    let manifest_path = args.manifest.clone().map_or_else(default_manifest, Ok)?;
     let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests).map_err(usage)?;
     // Before the suite pins itself, which narrows what this process sees; the cores this
     // thread had come back when the run ends, however it ends.
@@ -142,18 +130,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     let ab = AbClient {
         program: "ab".to_owned(),
     };
-    let mut clients: Vec<&dyn LoadClient> = Vec::new();
-    for name in &args.clients {
-        match name {
-            ClientName::Loadgen => clients.push(&Loadgen),
-            ClientName::Ab if args.http2 => {
-                return Err(usage(anyhow::anyhow!(
-                    "--http2: ab speaks no HTTP/2; use --client loadgen"
-                )));
-            }
-            ClientName::Ab => clients.push(&ab),
-        }
-    }
+    let clients = clients(&args, &ab)?;
     let baseline = args.baseline.as_deref().map(Baseline::read).transpose()?;
     let protocol = Protocol {
         tls: args.tls,
@@ -171,19 +148,8 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
             })
         })
         .transpose()?;
-    let mut targets = Vec::with_capacity(specs.len());
-    for spec in &specs {
-        // Started ones stop when `targets` is dropped, also on an error.
-        let target = Target::start(spec, placement.as_ref(), tls.as_ref())?;
-        if args.tls && target.url.scheme != loadgen::url::Scheme::Https {
-            bail!(
-                "--tls: {} listens at {}, not over TLS (a --target must be an https:// URL)",
-                target.name,
-                target.url
-            );
-        }
-        targets.push(target);
-    }
+    let mut targets = start_targets(&args, &specs, placement.as_ref(), tls.as_ref())?;
+    let (described_targets, described_clients) = described(&targets, &clients);
     let baseline_notes = match &baseline {
         Some(baseline) => baseline.check_plan(
             &cases
@@ -191,14 +157,8 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
                 .map(|case| case.test.clone())
                 .collect::<Vec<_>>(),
             &args.concurrency,
-            &targets
-                .iter()
-                .map(|target| target.name.clone())
-                .collect::<Vec<_>>(),
-            &clients
-                .iter()
-                .map(|client| client.name().to_owned())
-                .collect::<Vec<_>>(),
+            &names(&described_targets),
+            &names(&described_clients),
             protocol,
         )?,
         None => Vec::new(),
@@ -222,28 +182,14 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         command_line: std::iter::once("loadgen suite".to_owned())
             .chain(argv.iter().cloned())
             .collect(),
-        date: utc_now(),
+        date: host::utc_minute(),
         machine,
         placement,
         duration_s: args.duration.as_secs_f64(),
         warmup_s: args.warmup.as_secs_f64(),
         repeat: args.repeat,
-        targets: targets
-            .iter()
-            .map(|target| Described {
-                name: target.name.clone(),
-                url: Some(target.url.to_string()),
-                version: target.version.clone(),
-            })
-            .collect(),
-        clients: clients
-            .iter()
-            .map(|client| Described {
-                name: client.name().to_owned(),
-                url: None,
-                version: client.version(),
-            })
-            .collect(),
+        targets: described_targets,
+        clients: described_clients,
         tests: cases.iter().map(|case| case.test.clone()).collect(),
         concurrencies: args.concurrency.clone(),
         protocol,
@@ -254,15 +200,101 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     if let Some(baseline) = &baseline {
         results.baseline = Some(baseline.compare(&results, baseline_notes));
     }
-    match args.format {
-        Format::Table => print!("{}", results.text(show)),
-        Format::Markdown => print!("{}", results.markdown(show)),
-        Format::Csv => print!("{}", results.csv()),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&results)?),
-    }
+    print!("{}", render(&results, args.format, show)?);
     if let Some(dir) = &args.out {
         write_out(&results, dir, show)?;
     }
+    Ok(exit_code(&results, args.fail_on_regression))
+}
+
+/// What `--format` prints on stdout.
+fn render(results: &SuiteResults, format: Format, show: Show) -> anyhow::Result<String> {
+    Ok(match format {
+        Format::Table => results.text(show),
+        Format::Markdown => results.markdown(show),
+        Format::Csv => results.csv(),
+        Format::Json => serde_json::to_string_pretty(results)? + "\n",
+    })
+}
+
+/// `--redraw DIR`: the charts, results.md and index.html of DIR again from its results.json.
+fn redraw(dir: &Path, show: Show) -> anyhow::Result<()> {
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let results: SuiteResults = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a suite's results.json", path.display()))?;
+    write_out(&results, dir, show)
+}
+
+/// The targets and clients as results.json describes them.
+fn described(targets: &[Target], clients: &[&dyn LoadClient]) -> (Vec<Described>, Vec<Described>) {
+    let targets = targets
+        .iter()
+        .map(|target| Described {
+            name: target.name.clone(),
+            url: Some(target.url.to_string()),
+            version: target.version.clone(),
+        })
+        .collect();
+    let clients = clients
+        .iter()
+        .map(|client| Described {
+            name: client.name().to_owned(),
+            url: None,
+            version: client.version(),
+        })
+        .collect();
+    (targets, clients)
+}
+
+fn names(described: &[Described]) -> Vec<String> {
+    described.iter().map(|one| one.name.clone()).collect()
+}
+
+/// The clients `--client` names; ab refused with `--http2`, as a usage error.
+fn clients<'a>(args: &Args, ab: &'a AbClient) -> anyhow::Result<Vec<&'a dyn LoadClient>> {
+    let mut clients: Vec<&dyn LoadClient> = Vec::new();
+    for name in &args.clients {
+        match name {
+            ClientName::Loadgen => clients.push(&Loadgen),
+            ClientName::Ab if args.http2 => {
+                return Err(usage(anyhow::anyhow!(
+                    "--http2: ab speaks no HTTP/2; use --client loadgen"
+                )));
+            }
+            ClientName::Ab => clients.push(ab),
+        }
+    }
+    Ok(clients)
+}
+
+/// Every target, the stacks started; with `--tls`, each must listen over TLS. Started ones stop
+/// when the returned targets are dropped, also on an error.
+fn start_targets(
+    args: &Args,
+    specs: &[TargetSpec],
+    placement: Option<&Placement>,
+    tls: Option<&ServerTls>,
+) -> anyhow::Result<Vec<Target>> {
+    let mut targets = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let target = Target::start(spec, placement, tls)?;
+        if args.tls && target.url.scheme != loadgen::url::Scheme::Https {
+            bail!(
+                "--tls: {} listens at {}, not over TLS (a --target must be an https:// URL)",
+                target.name,
+                target.url
+            );
+        }
+        targets.push(target);
+    }
+    Ok(targets)
+}
+
+/// 0, or 3 when some answer was wrong or some request failed, else 4 when `--fail-on-regression`
+/// found a cell slower than the baseline (said on stderr).
+fn exit_code(results: &SuiteResults, fail_on_regression: Option<f64>) -> i32 {
     let clean = results.cells.iter().all(|cell| {
         cell.wrong.is_none()
             && cell
@@ -270,7 +302,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
                 .as_ref()
                 .is_none_or(|summary| summary.failed + summary.non_2xx == 0)
     });
-    let regressed: Vec<String> = match (&results.baseline, args.fail_on_regression) {
+    let regressed: Vec<String> = match (&results.baseline, fail_on_regression) {
         (Some(comparison), Some(pct)) => comparison
             .cells
             .iter()
@@ -282,17 +314,17 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     if !regressed.is_empty() {
         eprintln!(
             "loadgen suite: slower than the baseline by more than {}% with confidence: {}",
-            args.fail_on_regression.unwrap_or_default(),
+            fail_on_regression.unwrap_or_default(),
             regressed.join("; ")
         );
     }
-    Ok(if !clean {
+    if !clean {
         WRONG_EXIT_CODE
     } else if !regressed.is_empty() {
         REGRESSION_EXIT_CODE
     } else {
         0
-    })
+    }
 }
 
 /// `results.json` (unless it is there already: `--redraw` reads it), `results.md` (the table,
@@ -352,10 +384,12 @@ fn target_specs(args: &Args, repo: &Path) -> anyhow::Result<Vec<TargetSpec>> {
                     None => beside(&exe_dir, "wstest-server", "cargo build --release -p server")?,
                 },
                 name,
+                args: Vec::new(),
             },
             "ceiling" => TargetSpec::Binary {
                 program: beside(&exe_dir, "ceiling", "cargo build --release -p ceiling")?,
                 name,
+                args: Vec::new(),
             },
             _ => {
                 let dir = stacks_dir.join(&name);
@@ -454,11 +488,4 @@ fn default_manifest() -> anyhow::Result<PathBuf> {
         .into_iter()
         .find(|path| path.is_file())
         .context("no post_files/manifest.toml in loadgen's workspace or above this folder; pass --manifest FILE")
-}
-
-/// `2026-12-03 07:30 UTC`, from the system clock.
-fn utc_now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%d %H:%M UTC")
-        .to_string()
 }

@@ -63,8 +63,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<Run> {
         Invocation::Run(options) => options,
         other => bail!("a cell's command line asked for {other:?}"),
     };
-    loadgen::front::allow_connections(options.load.concurrency);
-    let (plan, info) = load::plan_of(&options)?;
+    if let Err(limit) = loadgen::load::allow_connections(options.load.concurrency) {
+        eprintln!("loadgen suite: -c {} {limit}", options.load.concurrency);
+    }
+    let (plan, info) = load::plan_of(&options, load::Log::default())?;
     let started_unix = host::process::unix_now() + plan.warmup.as_secs_f64();
     let outcome = load::execute(&plan, &AtomicBool::new(false), &mut |_| {})?;
     if let Some(abort) = &outcome.abort {

@@ -8,13 +8,11 @@ use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
+use host::median::median;
+use host::process::{Sampler, Scope, usage_between};
 use serde::{Deserialize, Serialize};
 
-use loadgen::stats::median;
-
 use crate::check;
-use host::process::{Sampler, Scope, usage_between};
-
 use crate::client::{CellFigures, CellSpec, LoadClient, Resources};
 use crate::knee::{Knee, Objective, Search};
 use crate::manifest::Case;

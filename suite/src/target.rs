@@ -24,8 +24,13 @@ use crate::terminator;
 /// How a target comes to be.
 #[derive(Debug, Clone)]
 pub enum TargetSpec {
-    /// A binary of this workspace (`wstest-server`, `ceiling`), started with `--addr 127.0.0.1:0`.
-    Binary { name: String, program: PathBuf },
+    /// A binary of this workspace (`wstest-server`, `ceiling`), started with `--addr 127.0.0.1:0`
+    /// and `args` (`--binding serde-quick-xml`).
+    Binary {
+        name: String,
+        program: PathBuf,
+        args: Vec<String>,
+    },
     /// A stack's folder with `setup.sh` and `start.sh`.
     Stack { name: String, dir: PathBuf },
     /// A server someone else runs; with `--target-pid`, its process, for its resources.
@@ -124,11 +129,15 @@ impl Target {
                     terminator: None,
                 })
             }
-            TargetSpec::Binary { name, program } => {
+            TargetSpec::Binary {
+                name,
+                program,
+                args,
+            } => {
                 let version = command_output(Command::new(program).arg("--version"))
                     .unwrap_or_else(|| "unknown".to_owned());
                 let mut command = Command::new(program);
-                command.args(["--addr", "127.0.0.1:0"]);
+                command.args(["--addr", "127.0.0.1:0"]).args(args);
                 if let Some(tls) = tls {
                     command.arg("--tls-cert").arg(&tls.cert);
                     command.arg("--tls-key").arg(&tls.key);
@@ -458,19 +467,14 @@ fn forward_lines(stream: Option<impl Read + Send + 'static>, lines: mpsc::Sender
     });
 }
 
-/// The URL of a `... listening on http[s]://HOST:PORT/PATH ...` line.
+/// The URL of a `... listening on http[s]://HOST:PORT[/PATH] ...` line, with `/WSTest` where
+/// it names no path.
 pub fn listening_url(line: &str) -> Option<String> {
-    let at = line
-        .find("listening on http://")
-        .or_else(|| line.find("listening on https://"))?
-        + "listening on ".len();
-    let url: String = line[at..]
-        .chars()
-        .take_while(|c| !c.is_whitespace() && *c != ';' && *c != ',')
-        .collect();
+    let listening = host::listening::Listening::parse(line).filter(|l| l.is_http())?;
+    let url = listening.url;
     let rest = url.split_once("://").map_or("", |(_, rest)| rest);
     Some(if rest.contains('/') {
-        url
+        url.to_owned()
     } else {
         format!("{url}/WSTest")
     })

@@ -39,8 +39,16 @@ use report::Row;
 /// Measures decoding and encoding of WSTest documents in memory, for each XML binding and each
 /// other encoding of the same data, beside the limits (a lexer pass, a copy).
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    propagate_version = true
+)]
 pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// XML files, requests or responses; none: every post file and the response our server
     /// writes to it.
     #[arg(value_name = "FILE")]
@@ -70,24 +78,24 @@ pub struct Args {
     #[arg(long)]
     pub no_limits: bool,
 
-    /// Warm up with at least N calls…
-    #[arg(long, value_name = "N", default_value_t = 100)]
-    pub warmup: u64,
+    /// Warm up for at least this long (`200ms`, `1s`)…
+    #[arg(long, value_name = "DURATION", default_value = "200ms", value_parser = warmup_duration)]
+    pub warmup: Duration,
 
-    /// …and for at least MS milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 200)]
-    pub warmup_time: u64,
+    /// …and with at least N calls.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub warmup_calls: u64,
 
     /// Measure at least N batches…
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub repeat: u64,
 
-    /// …and for at least MS milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    pub time: u64,
+    /// …and for at least this long (`1s`, `500ms`; a bare number is milliseconds).
+    #[arg(long, value_name = "DURATION", default_value = "1s", value_parser = host::duration::parse_millis)]
+    pub time: Duration,
 
     /// The output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 
     /// Write the output to FILE rather than stdout.
@@ -107,32 +115,44 @@ pub struct Args {
     pub generate: Option<PathBuf>,
 
     /// Time across the network: each document encoded here, sent to the relay at HOST:PORT
-    /// (`wsperf relay --listen ADDR` on the other host) and decoded there, or the reverse with
+    /// (`wsperf relay --addr ADDR` on the other host) and decoded there, or the reverse with
     /// -e; the time per document includes the transfer.
     #[arg(long, value_name = "HOST:PORT", conflicts_with_all = ["sizes", "generate"])]
     pub net: Option<String>,
 }
 
+/// wsperf's commands besides its measurement.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// The far side of wsperf --net: decodes what it is sent and encodes what it is asked for,
+    /// for every binding and encoding wsperf has.
+    Relay(RelayArgs),
+}
+
 /// `wsperf relay`: the far side of `--net`.
-#[derive(Debug, Parser)]
-#[command(
-    name = "wsperf relay",
-    version,
-    about = "The far side of wsperf --net: decodes what it is sent and encodes what it is asked for, for every binding and encoding wsperf has"
-)]
+#[derive(Debug, clap::Args)]
 pub struct RelayArgs {
-    /// Where to listen; port 0 picks a free one (the listening line on stderr names it).
-    #[arg(long, default_value = "127.0.0.1:7300")]
-    pub listen: String,
+    /// Address to listen on; port 0 picks a free one (the listening line on stderr names it).
+    #[arg(long, alias = "listen", default_value = "127.0.0.1:7300")]
+    pub addr: String,
+}
+
+/// `--warmup`: a duration whose bare number once counted calls, so one is refused rather than
+/// read in the new sense.
+fn warmup_duration(text: &str) -> Result<Duration, host::duration::DurationError> {
+    host::duration::parse_bare(
+        text,
+        host::duration::Bare::Refused("the number of warm-up calls is --warmup-calls"),
+    )
 }
 
 impl Args {
     pub fn timing(&self) -> Timing {
         Timing {
+            warmup_calls: self.warmup_calls,
             warmup: self.warmup,
-            warmup_time: Duration::from_millis(self.warmup_time),
             repeat: self.repeat,
-            time: Duration::from_millis(self.time),
+            time: self.time,
         }
     }
 
@@ -274,7 +294,8 @@ fn sizes(
 }
 
 /// Checks and times every document, mode and implementation, with a progress line on a
-/// terminal.
+/// terminal, and elsewhere (a pipe, a log) a line as each document is done, so that a run of
+/// minutes is seen to move.
 fn measure_all(
     documents: &[Document],
     implementations: &[Implementation],
@@ -284,8 +305,9 @@ fn measure_all(
 ) -> anyhow::Result<Vec<Row>> {
     let progress = std::io::stderr().is_terminal();
     let n_cells = documents.len() * modes.len() * implementations.len();
+    let started = std::time::Instant::now();
     let mut rows = Vec::new();
-    for document in documents {
+    for (i_document, document) in documents.iter().enumerate() {
         let verdicts: Vec<Result<(), String>> = implementations
             .iter()
             .map(|&implementation| {
@@ -334,6 +356,16 @@ fn measure_all(
                 ));
             }
         }
+        if !progress {
+            eprintln!(
+                "wsperf: [{}/{}] {} measured, {} rows in {:.1} s",
+                i_document + 1,
+                documents.len(),
+                document.name,
+                rows.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
     if progress {
         eprint!("\r\x1b[K");
@@ -344,18 +376,13 @@ fn measure_all(
 
 /// The chart's title: the machine's processor and today's date.
 fn chart_title() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split_once(':'))
-                .map(|(_, name)| name.trim().to_owned())
-        })
-        .unwrap_or_else(|| std::env::consts::ARCH.to_owned());
-    let days = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs() / 86_400) as i64;
-    let (year, month, day) = wstest::xsd::civil_from_days(days);
-    format!("wsperf: WSTest bindings and encodings in memory, {cpu}, {year}-{month:02}-{day:02}")
+    let machine = host::Machine::this();
+    let cpu = if machine.cpu.is_empty() {
+        machine.arch
+    } else {
+        machine.cpu
+    };
+    let stamp = host::utc_minute();
+    let date = stamp.split(' ').next().unwrap_or_default();
+    format!("wsperf: WSTest bindings and encodings in memory, {cpu}, {date}")
 }

@@ -4,18 +4,12 @@ use clap::Parser as _;
 const WRONG_EXIT_CODE: u8 = 3;
 
 fn main() -> std::process::ExitCode {
-    let mut argv = std::env::args_os();
-    let outcome = if std::env::args_os()
-        .nth(1)
-        .is_some_and(|word| word == "relay")
-    {
-        argv.next();
-        let args = wsperf::RelayArgs::parse_from(
-            std::iter::once("wsperf relay".into()).chain(argv.skip(1)),
-        );
-        wsperf::relay(&args.listen).map(|()| wsperf::Outcome::default())
-    } else {
-        wsperf::run(&wsperf::Args::parse())
+    let args = wsperf::Args::parse();
+    let outcome = match &args.command {
+        Some(wsperf::Command::Relay(relay)) => {
+            wsperf::relay(&relay.addr).map(|()| wsperf::Outcome::default())
+        }
+        None => wsperf::run(&args),
     };
     match outcome {
         Ok(outcome) if outcome.wrong_rows > 0 => {

@@ -1,5 +1,5 @@
-//! Timing as the classic binding benchmarks do it: a warm-up of at least N runs and T
-//! milliseconds, then batches of many calls timed with one clock read each, until there are at
+//! Timing as the classic binding benchmarks do it: a warm-up of at least N runs and a
+//! duration, then batches of many calls timed with one clock read each, until there are at
 //! least `repeat` batches and `time` milliseconds; the median batch gives the time per call, the
 //! fastest and slowest batches its spread.
 
@@ -14,10 +14,10 @@ const MAX_BATCH: Duration = Duration::from_millis(10);
 /// The timing options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    /// At least this many warm-up calls…
-    pub warmup: u64,
-    /// …and at least this long.
-    pub warmup_time: Duration,
+    /// At least this long a warm-up…
+    pub warmup: Duration,
+    /// …and at least this many calls in it.
+    pub warmup_calls: u64,
     /// At least this many measured batches…
     pub repeat: u64,
     /// …and at least this long in all.
@@ -42,7 +42,7 @@ impl Timing {
     pub fn measure(&self, mut call: impl FnMut()) -> Sample {
         let warmup_started = Instant::now();
         let mut n_warmup = 0u64;
-        while n_warmup < self.warmup || warmup_started.elapsed() < self.warmup_time {
+        while n_warmup < self.warmup_calls || warmup_started.elapsed() < self.warmup {
             call();
             n_warmup += 1;
         }
@@ -68,7 +68,7 @@ impl Timing {
         }
         per_call_ns.sort_by(f64::total_cmp);
         Sample {
-            median_ns: per_call_ns[per_call_ns.len() / 2],
+            median_ns: host::median::median(&per_call_ns).unwrap_or_default(),
             min_ns: per_call_ns[0],
             max_ns: per_call_ns[per_call_ns.len() - 1],
             n_batches: per_call_ns.len() as u64,

@@ -74,11 +74,14 @@ fn read_frame(stream: &mut TcpStream, buf: &mut Vec<u8>) -> anyhow::Result<Optio
     Ok(Some(header[4]))
 }
 
-/// `wsperf relay --listen ADDR`: serves each connection on a thread of its own until killed.
+/// `wsperf relay --addr ADDR`: serves each connection on a thread of its own until killed.
 pub fn relay(listen: &str) -> anyhow::Result<()> {
     let listener =
         TcpListener::bind(listen).with_context(|| format!("cannot listen on {listen}"))?;
-    eprintln!("wsperf relay listening on {}", listener.local_addr()?);
+    eprintln!(
+        "{}",
+        host::listening::line("wsperf relay", listener.local_addr()?)
+    );
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         std::thread::spawn(move || {

@@ -82,7 +82,10 @@ pub(crate) fn set_ratios(rows: &mut [Row]) {
 /// The output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    Text,
+    // Aligned columns for a terminal; `text` is its old name. (A doc comment here would turn
+    // `--help` into the long form.)
+    #[value(alias = "text")]
+    Table,
     Csv,
     Json,
     Markdown,
@@ -100,7 +103,7 @@ pub(crate) struct Table {
 impl Table {
     pub(crate) fn render(&self, format: Format, out: &mut String) {
         match format {
-            Format::Text => self.text(out),
+            Format::Table => self.text(out),
             Format::Csv => {
                 for row in std::iter::once(&self.header).chain(&self.rows) {
                     let cells: Vec<String> = row.iter().map(|cell| csv_cell(cell)).collect();
@@ -214,7 +217,7 @@ pub(crate) fn timings(rows: &[Row], format: Format) -> String {
         "elements/s",
         "× streaming",
     ];
-    if format == Format::Text {
+    if format == Format::Table {
         let mut start = 0;
         while start < rows.len() {
             let first = &rows[start];

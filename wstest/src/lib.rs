@@ -9,9 +9,11 @@
 //! - [`operation`]: the five operations, their SOAPActions, request and response messages, and
 //!   the GetOrder generator.
 //! - [`binding`]: the interface every XML binding offers ([`binding::Binding`]), and ours.
-//! - [`decode`]: the streaming decoder, for requests and responses.
+//! - [`decode`]: the streaming decoder, for requests and responses (`decode/payload.rs`: each
+//!   operation's payload).
 //! - `lexer`, `fast_lexer`: the token streams it reads: quick-xml's, and a fast one for plain XML
-//!   that hands anything else to quick-xml.
+//!   that hands anything else to quick-xml (`fast_lexer/text.rs`: character data and
+//!   references).
 //! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.

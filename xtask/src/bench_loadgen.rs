@@ -95,6 +95,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),
+            args: Vec::new(),
         },
         Some(&placement),
         tls.as_ref(),
@@ -460,6 +461,7 @@ fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
             program: release.join("ceiling"),
+            args: Vec::new(),
         },
         None,
         None,

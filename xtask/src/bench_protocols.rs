@@ -23,7 +23,7 @@ use crate::workspace::{self, append_result, median_of};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Measured time per server, test, protocol and round.
-    #[arg(long, default_value = "3s", value_parser = loadgen::duration::parse)]
+    #[arg(long, default_value = "3s", value_parser = host::duration::parse)]
     duration: Duration,
     /// Rounds.
     #[arg(long, default_value_t = 3)]

@@ -17,7 +17,7 @@ use crate::workspace::{self, append_result};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Measured time per server, test, core count and round.
-    #[arg(long, default_value = "5s", value_parser = loadgen::duration::parse)]
+    #[arg(long, default_value = "5s", value_parser = host::duration::parse)]
     duration: Duration,
     /// Rounds per cell.
     #[arg(long, default_value_t = 3)]

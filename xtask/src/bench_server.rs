@@ -24,7 +24,7 @@ use crate::workspace::{self, append_result, median_of};
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Measured time per server, test and round.
-    #[arg(long, default_value = "5s", value_parser = loadgen::duration::parse)]
+    #[arg(long, default_value = "5s", value_parser = host::duration::parse)]
     duration: Duration,
     /// Rounds per test.
     #[arg(long, default_value_t = 3)]
@@ -80,6 +80,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         let spec = TargetSpec::Binary {
             name: "pgo".to_owned(),
             program,
+            args: Vec::new(),
         };
         targets.push(workspace::start_server(
             &spec,
@@ -227,6 +228,7 @@ fn memory_line(placement: Option<&Placement>) -> anyhow::Result<String> {
     let spec = TargetSpec::Binary {
         name: "wstest".to_owned(),
         program: workspace::root().join("target/release/wstest-server"),
+        args: Vec::new(),
     };
     let target = workspace::start_server(&spec, placement, None)?;
     let body = std::fs::read(&case.body_file)?;

@@ -56,6 +56,7 @@ fn usage_errors_exit_with_the_convention_s_code() {
         (CEILING, &["--no-such-option"], 2),
         (WSPERF, &["--no-such-option"], 2),
         (WSPERF, &["relay", "--no-such-option"], 2),
+        (WSPERF, &["--warmup", "100"], 2),
     ];
     for (binary, args, code) in cases {
         let (actual, _, stderr) = run(*binary, args);

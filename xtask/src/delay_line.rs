@@ -17,24 +17,27 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-/// Forwards connections to LISTEN on to TO, each chunk delayed by DELAY in each direction.
+/// Forwards connections to ADDR on to TO, each chunk delayed by DELAY in each direction.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Where to listen; port 0 picks one (the listening line on stderr names it).
-    #[arg(long)]
-    listen: String,
+    /// Address to listen on; port 0 picks a free one (the listening line on stderr names it).
+    #[arg(long, alias = "listen")]
+    addr: String,
     /// Where to forward each connection.
     #[arg(long)]
     to: String,
     /// The delay each way (`10ms`, `0.1ms`): half the round trip the link adds.
-    #[arg(long, value_parser = loadgen::duration::parse)]
+    #[arg(long, value_parser = host::duration::parse)]
     delay: Duration,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let listener =
-        TcpListener::bind(&args.listen).with_context(|| format!("listening on {}", args.listen))?;
-    eprintln!("delay-line listening on {}", listener.local_addr()?);
+        TcpListener::bind(&args.addr).with_context(|| format!("listening on {}", args.addr))?;
+    eprintln!(
+        "{}",
+        host::listening::line("delay-line", listener.local_addr()?)
+    );
     for client in listener.incoming() {
         let Ok(client) = client else { continue };
         let server = match TcpStream::connect(&args.to) {

@@ -44,6 +44,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let server = TargetSpec::Binary {
         name: "wstest".to_owned(),
         program: release.join("wstest-server"),
+        args: Vec::new(),
     };
     let (mut suites, mut directs) = (Vec::new(), Vec::new());
     let dir = std::env::temp_dir().join(format!("xtask-suite-vs-direct-{}", std::process::id()));

@@ -91,10 +91,9 @@ pub(crate) fn field(text: &str, label: &str) -> Option<f64> {
         .and_then(|value| value.parse().ok())
 }
 
-/// The median of `values` (loadgen's median), 0 for none.
-pub(crate) fn median_of(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    loadgen::stats::median(&values).unwrap_or(0.0)
+/// The median of `values` (the workspace's one median), 0 for none.
+pub(crate) fn median_of(values: Vec<f64>) -> f64 {
+    host::median::median_of(values).unwrap_or(0.0)
 }
 
 /// `2026-12-04 15:02 UTC on 2 cores (6.1.0), at commit abc1234`: what a result is stamped with.
@@ -112,7 +111,7 @@ pub(crate) fn stamp() -> String {
         );
     format!(
         "{} on {} cores ({}), at commit {commit}",
-        jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M UTC"),
+        host::utc_minute(),
         machine.cores,
         machine.kernel
     )

@@ -25,11 +25,11 @@ impl Ceiling {
         BufReader::new(child.stderr.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let addr = line
-            .strip_prefix("ceiling listening on http://")
-            .and_then(|rest| rest.trim_end().strip_suffix("/WSTest"))
-            .unwrap_or_else(|| panic!("unexpected listening line {line:?}"))
-            .to_owned();
+        let listening = host::listening::Listening::parse(&line)
+            .filter(|listening| listening.name == "ceiling" && listening.url.starts_with("http://"))
+            .unwrap_or_else(|| panic!("unexpected listening line {line:?}"));
+        assert!(listening.url.ends_with("/WSTest"), "{line:?}");
+        let addr = listening.addr().to_owned();
         Ceiling { child, addr }
     }
 

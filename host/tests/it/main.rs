@@ -1,6 +1,9 @@
 //! The process sampler against processes of known cost (the `burn` example: a known CPU time by
 //! its own getrusage, a known memory), one alone and two under a shell as a tree; the
-//! arithmetic of cutting readings to an interval; a process that is not there.
+//! arithmetic of cutting readings to an interval; a process that is not there. The shared
+//! helpers in `shared`.
+
+mod shared;
 
 use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;

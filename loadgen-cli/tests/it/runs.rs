@@ -125,6 +125,7 @@ pub(crate) fn check(case: &Case) -> String {
         let spec = TargetSpec::Binary {
             name: "wstest".to_owned(),
             program: testkit::workspace_bin("wstest-server", "server"),
+            args: Vec::new(),
         };
         Target::start(&spec, None, tls.as_ref()).expect("starting wstest-server")
     });

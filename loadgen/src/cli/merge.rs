@@ -18,9 +18,8 @@ pub const MERGE_USAGE: &str =
 
 /// merge's options: `-e` and `--json` as in a run, anywhere among the files.
 const MERGE: Grammar = Grammar {
-    with_value: b"eg",
-    flags: b"",
-    long_flags: &[],
+    letter: |letter| matches!(letter, b'e' | b'g').then_some(true),
+    long_flag: |_| false,
     positional_ends_options: false,
     unknown_letter: |letter| {
         UsageError::usage(format!(

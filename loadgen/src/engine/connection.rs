@@ -382,10 +382,10 @@ impl Connection {
                     if self.first_byte.is_none() {
                         self.first_byte = Some(now);
                         if plan.verbosity >= 2 {
-                            println!(
+                            plan.log.line(format_args!(
                                 "LOG: header received:\n{}\n",
                                 String::from_utf8_lossy(&buffer[..n])
-                            );
+                            ));
                         }
                     }
                     self.bytes_in += n as u64;

@@ -23,38 +23,71 @@ use crate::shard::Shard;
 /// ab gives up after this many connect failures (in a row, here).
 const MAX_CONNECT_FAILURES: u64 = 10;
 
+/// Where ab's `-v` lines go: ab's front end prints them on stdout, as ab does; the library
+/// itself prints nothing, and a caller that gives no sink gets none.
+#[derive(Clone, Default)]
+pub struct Log(Option<Sink>);
+
+/// What a [`Log`] hands each line to.
+type Sink = Arc<dyn Fn(std::fmt::Arguments<'_>) + Send + Sync>;
+
+impl Log {
+    /// A sink that calls `write` with each line (without its newline).
+    pub fn to(write: impl Fn(std::fmt::Arguments<'_>) + Send + Sync + 'static) -> Log {
+        Log(Some(Arc::new(write)))
+    }
+
+    pub(crate) fn line(&self, line: std::fmt::Arguments<'_>) {
+        if let Some(write) = &self.0 {
+            write(line);
+        }
+    }
+}
+
+impl std::fmt::Debug for Log {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Log(sink)"
+        } else {
+            "Log(none)"
+        })
+    }
+}
+
 /// What every thread needs to know, fixed for the run.
 #[derive(Debug)]
 pub struct Plan {
     pub request: Request,
-    pub addr: SocketAddr,
+    pub(crate) addr: SocketAddr,
     /// `https://`: how each connection speaks TLS.
-    pub tls: Option<TlsPlan>,
+    pub(crate) tls: Option<TlsPlan>,
     /// `--http2`: the request as HTTP/2 sends it, and the streams a connection carries.
-    pub http2: Option<Http2Plan>,
-    pub bind: Option<SocketAddr>,
-    pub socket_buffer: Option<u32>,
-    pub keep_alive: bool,
+    pub(crate) http2: Option<Http2Plan>,
+    pub(crate) bind: Option<SocketAddr>,
+    pub(crate) socket_buffer: Option<u32>,
+    pub(crate) keep_alive: bool,
     /// `-n`: counted requests in all; `None` runs until the time limit.
-    pub n_requests: Option<u64>,
+    pub(crate) n_requests: Option<u64>,
     /// `-t` / `--duration`: length of the measured phase.
-    pub time_limit: Option<Duration>,
+    pub(crate) time_limit: Option<Duration>,
     pub warmup: Duration,
     /// `--rate` of the whole test (all threads of all shards), in requests per second.
-    pub rate: Option<Rate>,
+    pub(crate) rate: Option<Rate>,
     /// `--shard I/N`; [`Shard::WHOLE`] for a test run whole.
-    pub shard: Shard,
+    pub(crate) shard: Shard,
     /// `--start-at`, when still ahead: the connections open first, and the first request
     /// leaves at this instant.
     pub start_at: Option<Instant>,
     /// What a right answer is, and how long to wait for one.
-    pub checks: Checks,
+    pub(crate) checks: Checks,
     /// `checks`' body texts, ready to search for.
-    pub body_checks: BodyChecks,
-    pub verbosity: u32,
-    pub n_threads: usize,
-    pub concurrency: usize,
-    pub sample_cap: usize,
+    pub(crate) body_checks: BodyChecks,
+    pub(crate) verbosity: u32,
+    /// Where the `-v` lines go.
+    pub(crate) log: Log,
+    pub(crate) n_threads: usize,
+    pub(crate) concurrency: usize,
+    pub(crate) sample_cap: usize,
 }
 
 impl Plan {
@@ -77,23 +110,23 @@ impl Plan {
 
 /// What every TLS connection of a run is made from.
 #[derive(Debug)]
-pub struct TlsPlan {
-    pub config: Arc<ClientConfig>,
+pub(crate) struct TlsPlan {
+    pub(crate) config: Arc<ClientConfig>,
     /// The name the certificate is checked against, and the SNI when it is a DNS name.
-    pub server_name: ServerName<'static>,
+    pub(crate) server_name: ServerName<'static>,
 }
 
 /// The request of an `--http2` run, built once.
 #[derive(Debug)]
-pub struct Http2Plan {
+pub(crate) struct Http2Plan {
     /// The header block (encoded once) and the body every stream sends.
-    pub request: Arc<crate::http2::Request>,
+    pub(crate) request: Arc<crate::http2::Request>,
     /// `--streams`: requests a connection carries at once.
-    pub streams: usize,
+    pub(crate) streams: usize,
     /// Whether the response will have no body (HEAD).
-    pub head_method: bool,
+    pub(crate) head_method: bool,
     /// The request's size as HTTP/1.1 text, for ab's "Total body sent".
-    pub sent_len: u64,
+    pub(crate) sent_len: u64,
 }
 
 /// Why a run ended early, with ab's message and exit code.
@@ -106,7 +139,7 @@ pub struct Abort {
 /// A counter on a cache line of its own, so threads never contend for progress.
 #[derive(Debug, Default)]
 #[repr(align(128))]
-pub struct Padded(pub AtomicU64);
+pub(crate) struct Padded(pub(crate) AtomicU64);
 
 /// The little the threads share.
 #[derive(Debug)]
@@ -114,24 +147,24 @@ pub struct Shared {
     /// Counted requests not yet claimed by a thread (`-n`).
     pub(crate) remaining: AtomicU64,
     /// Ctrl-C, an abort, or the end of the measured phase.
-    pub stop: AtomicBool,
-    pub abort: Mutex<Option<Abort>>,
+    pub(crate) stop: AtomicBool,
+    pub(crate) abort: Mutex<Option<Abort>>,
     /// The first response's body length (`u64::MAX` until there is one): ab's Document Length,
     /// against which every later response is a Length failure or not.
-    pub document_length: AtomicU64,
-    pub server_software: Mutex<Option<Vec<u8>>>,
+    pub(crate) document_length: AtomicU64,
+    pub(crate) server_software: Mutex<Option<Vec<u8>>>,
     /// What the first TLS handshake agreed, for ab's TLS lines.
-    pub negotiated: OnceLock<Negotiated>,
+    pub(crate) negotiated: OnceLock<Negotiated>,
     connect_failures_in_a_row: AtomicU64,
     /// Per thread: complete requests and failures so far, for the progress lines.
-    pub completed: Vec<Padded>,
-    pub failed: Vec<Padded>,
+    pub(crate) completed: Vec<Padded>,
+    pub(crate) failed: Vec<Padded>,
     /// When the run began; the measured phase starts after the warm-up.
-    pub started: Instant,
+    pub(crate) started: Instant,
 }
 
 impl Shared {
-    pub fn new(plan: &Plan, started: Instant) -> Shared {
+    pub(crate) fn new(plan: &Plan, started: Instant) -> Shared {
         Shared {
             remaining: AtomicU64::new(plan.n_requests.unwrap_or(u64::MAX)),
             stop: AtomicBool::new(false),
@@ -147,7 +180,7 @@ impl Shared {
     }
 
     /// Ends the run with ab's `message` and `exit_code`; the first abort wins.
-    pub fn abort(&self, message: String, exit_code: i32) {
+    pub(crate) fn abort(&self, message: String, exit_code: i32) {
         let mut abort = self
             .abort
             .lock()
@@ -156,7 +189,7 @@ impl Shared {
         self.stop.store(true, Ordering::Relaxed);
     }
 
-    pub fn stopped(&self) -> bool {
+    pub(crate) fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
 

@@ -1,8 +1,8 @@
 //! ab's arithmetic over a run: the Connection Times table, the percentile list and `-e`'s rows,
-//! exactly from every sample or to three significant digits from the histograms; and the one
-//! median of the workspace.
+//! exactly from every sample or to three significant digits from the histograms.
 
 use hdrhistogram::Histogram;
+use host::median::median;
 
 use super::{Histograms, Sample};
 
@@ -163,36 +163,6 @@ fn row_with_median(values: &[u64], median: u64) -> Row {
         sd,
         median,
         max: values.iter().copied().max().unwrap_or(0),
-    }
-}
-
-/// A value whose median may fall between two of them.
-pub trait Midpoint: Copy {
-    /// Halfway from `self` to `other`; integers round down, as ab's arithmetic does.
-    fn midpoint(self, other: Self) -> Self;
-}
-
-impl Midpoint for u64 {
-    fn midpoint(self, other: u64) -> u64 {
-        u64::midpoint(self, other)
-    }
-}
-
-impl Midpoint for f64 {
-    fn midpoint(self, other: f64) -> f64 {
-        f64::midpoint(self, other)
-    }
-}
-
-/// The median of sorted values, `None` for none: the middle one, or halfway between the middle
-/// two of an even count. (ab averages the middle two when the count is odd, which is
-/// backwards.) The one median of loadgen, its suite and the benchmarks.
-pub fn median<T: Midpoint>(sorted: &[T]) -> Option<T> {
-    let n = sorted.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(sorted[n / 2]),
-        _ => Some(sorted[n / 2 - 1].midpoint(sorted[n / 2])),
     }
 }
 

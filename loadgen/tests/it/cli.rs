@@ -288,32 +288,6 @@ fn urls_are_read_as_ab_reads_them() {
     }
 }
 
-/// One set of units for every duration of loadgen and its suite (`--duration`, `--warmup`,
-/// `--timeout`, `--start-at now+D`, the suite's `--duration` and `--warmup`).
-#[test]
-fn durations_take_one_set_of_units() {
-    use loadgen::duration::parse;
-    let cases: &[(&str, Option<Duration>)] = &[
-        ("30s", Some(Duration::from_secs(30))),
-        ("500ms", Some(Duration::from_millis(500))),
-        ("250us", Some(Duration::from_micros(250))),
-        ("2m", Some(Duration::from_secs(120))),
-        ("1h", Some(Duration::from_secs(3600))),
-        ("1.5", Some(Duration::from_millis(1500))),
-        ("0", Some(Duration::ZERO)),
-        (" 2s ", Some(Duration::from_secs(2))),
-        ("-1s", None),
-        ("5x", None),
-        ("s", None),
-        ("", None),
-        ("inf", None),
-        ("1e30h", None),
-    ];
-    for (text, expected) in cases {
-        assert_eq!(parse(text).ok(), *expected, "{text:?}");
-    }
-}
-
 /// merge's command line, read by the same getopt as a run's.
 #[test]
 fn merge_command_lines() {
@@ -635,4 +609,37 @@ fn start_at_takes_rfc3339_unix_seconds_and_now_plus() {
     check(&format!("--start-at 1000000000 {URL}"), |o| {
         o.load.start_at = Some(UNIX_EPOCH + Duration::from_secs(1_000_000_000));
     });
+}
+
+/// The one table of options: its letters are ab 2.4's getopt string (built with TLS), each
+/// with a value where ab takes one, and GUIDE.md's table of long options is the one it makes.
+#[test]
+fn the_flag_table_is_ab_s_letters_and_the_guide_s_long_options() {
+    use loadgen::cli::flags::{FLAGS, Spelling, guide_table};
+    let mut letters: Vec<(u8, bool)> = FLAGS
+        .iter()
+        .filter_map(|flag| match flag.spelling {
+            Spelling::Letter(letter) => Some((letter, flag.value.is_some())),
+            Spelling::Long(_) => None,
+        })
+        .collect();
+    letters.sort_unstable();
+    let mut ab: Vec<(u8, bool)> = b"nctsbTpuvxyzCHPAgXeBmZfE"
+        .iter()
+        .map(|&letter| (letter, true))
+        .chain(b"lrkVhwidSqI".iter().map(|&letter| (letter, false)))
+        .collect();
+    ab.sort_unstable();
+    assert_eq!(letters, ab);
+    for flag in FLAGS {
+        let is_long = matches!(flag.spelling, Spelling::Long(_));
+        assert_eq!(!flag.guide.is_empty(), is_long, "{}", flag.synopsis());
+    }
+    let guide = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../GUIDE.md"))
+        .expect("GUIDE.md");
+    assert!(
+        guide.contains(&guide_table()),
+        "GUIDE.md's table of long options is not loadgen/src/cli/flags.rs's; it should read:\n{}",
+        guide_table()
+    );
 }

@@ -3,11 +3,12 @@
 
 use std::path::Path;
 
+use host::median::median;
 use loadgen::cli::{Invocation, parse};
 use loadgen::options::Display;
 use loadgen::pace::Rate;
 use loadgen::report::{self, RunInfo};
-use loadgen::stats::{Counters, Results, Sample, Table, ThreadStats, median, round_ms};
+use loadgen::stats::{Counters, Results, Sample, Table, ThreadStats, round_ms};
 
 #[track_caller]
 fn check(name: &str, actual: &str) {
@@ -116,29 +117,7 @@ fn ab_text_report() {
 }
 
 #[test]
-fn medians_average_the_middle_pair_of_an_even_count() {
-    let cases: &[(&[u64], Option<u64>)] = &[
-        (&[], None),
-        (&[7], Some(7)),
-        (&[1, 3], Some(2)),
-        (&[1, 2, 10], Some(2)),
-        (&[1, 2, 4, 10], Some(3)),
-        // Integers round down, as ab's arithmetic.
-        (&[1, 2], Some(1)),
-        (&[u64::MAX - 1, u64::MAX], Some(u64::MAX - 1)),
-    ];
-    for (values, expected) in cases {
-        assert_eq!(median(values), *expected, "{values:?}");
-    }
-    let floats: &[(&[f64], Option<f64>)] = &[
-        (&[], None),
-        (&[1.5], Some(1.5)),
-        (&[1.0, 2.0], Some(1.5)),
-        (&[1.0, 2.0, 9.0], Some(2.0)),
-    ];
-    for (values, expected) in floats {
-        assert_eq!(median(values), *expected, "{values:?}");
-    }
+fn ab_rounds_and_dates_as_ab_does() {
     let roundings: &[(u64, u64)] = &[(0, 0), (499, 0), (500, 1), (1_499, 1), (1_500, 2)];
     for (us, ms) in roundings {
         assert_eq!(round_ms(*us), *ms, "{us} µs");

@@ -47,7 +47,7 @@ impl Shift {
             .flat_map(|base| current.iter().map(move |now| now.ln() - base.ln()))
             .collect();
         differences.sort_by(f64::total_cmp);
-        let estimate = loadgen::stats::median(&differences)?;
+        let estimate = host::median::median(&differences)?;
         let low = differences[rank.k - 1];
         let high = differences[differences.len() - rank.k];
         Some(Shift {

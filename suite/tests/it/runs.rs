@@ -628,18 +628,9 @@ fn a_target_pid_measures_a_server_the_suite_did_not_start() {
     let mut lines = std::io::BufRead::lines(std::io::BufReader::new(server.stderr.take().unwrap()));
     let url = loop {
         let line = lines.next().expect("a listening line").unwrap();
-        if let Some(at) = line.find("listening on ") {
-            break line[at + "listening on ".len()..]
-                .split_whitespace()
-                .next()
-                .unwrap()
-                .to_owned();
+        if let Some(url) = host::listening::Listening::parse(&line) {
+            break url.url.to_owned();
         }
-    };
-    let url = if url.ends_with('/') {
-        format!("{url}WSTest")
-    } else {
-        url
     };
     let pid = server.id().to_string();
     for (extra, measured) in [

@@ -12,12 +12,12 @@ use wsperf::{Args, Format, Mode, Timing};
 /// The timing options of the tiny run: one short batch, no warm-up.
 const TINY: [&str; 8] = [
     "--time",
-    "1",
+    "1ms",
     "--repeat",
     "1",
     "--warmup",
-    "0",
-    "--warmup-time",
+    "0s",
+    "--warmup-calls",
     "0",
 ];
 
@@ -70,15 +70,15 @@ type Parsed = (&'static [Mode], Timing, Format);
 #[test]
 fn options_parse() {
     let defaults = Timing {
-        warmup: 100,
-        warmup_time: Duration::from_millis(200),
+        warmup: Duration::from_millis(200),
+        warmup_calls: 100,
         repeat: 10,
         time: Duration::from_millis(1000),
     };
     // Arguments, and the modes, timing and format they give (None: refused).
     let cases: &[(&[&str], Option<Parsed>)] = &[
-        (&[], Some((&[Mode::Decode], defaults, Format::Text))),
-        (&["-e"], Some((&[Mode::Encode], defaults, Format::Text))),
+        (&[], Some((&[Mode::Decode], defaults, Format::Table))),
+        (&["-e"], Some((&[Mode::Encode], defaults, Format::Table))),
         (
             &["-d", "-e", "--round-trip", "--format", "latex"],
             Some((
@@ -89,10 +89,10 @@ fn options_parse() {
         ),
         (
             &[
-                "--warmup",
+                "--warmup-calls",
                 "3",
-                "--warmup-time",
-                "4",
+                "--warmup",
+                "4ms",
                 "--repeat",
                 "5",
                 "--time",
@@ -102,14 +102,30 @@ fn options_parse() {
             Some((
                 &[Mode::Decode],
                 Timing {
-                    warmup: 3,
-                    warmup_time: Duration::from_millis(4),
+                    warmup: Duration::from_millis(4),
+                    warmup_calls: 3,
                     repeat: 5,
+                    // A bare --time is milliseconds, as it always was.
                     time: Duration::from_millis(6),
                 },
-                Format::Text,
+                Format::Table,
             )),
         ),
+        (
+            &["--warmup", "1s", "--time", "2s", "--format", "text"],
+            Some((
+                &[Mode::Decode],
+                Timing {
+                    warmup: Duration::from_secs(1),
+                    time: Duration::from_secs(2),
+                    ..defaults
+                },
+                Format::Table,
+            )),
+        ),
+        // --warmup once counted calls: a bare number is refused, not read as a duration.
+        (&["--warmup", "100"], None),
+        (&["--warmup-time", "100"], None),
         (
             &[
                 "--bindings",
@@ -142,7 +158,8 @@ fn options_parse() {
 }
 
 /// The tiny run over every post file and response, every implementation, every mode: every row
-/// is timed (none is `wrong`), and the JSON says so figure by figure.
+/// is timed (none is `wrong`), and the JSON says so figure by figure. Through a pipe, stderr
+/// has a progress line per document and nothing else.
 #[test]
 fn every_implementation_reads_every_document_right() {
     let mut args = vec!["-d", "-e", "--round-trip", "--format", "json"];
@@ -150,11 +167,15 @@ fn every_implementation_reads_every_document_right() {
     let output = wsperf(&args);
     let rows: Vec<serde_json::Value> =
         serde_json::from_str(&stdout(&output)).expect("the JSON output parses");
-    assert!(
-        output.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let progress: Vec<&str> = stderr.lines().collect();
+    assert_eq!(progress.len(), 16, "{stderr}");
+    for (i, line) in progress.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("wsperf: [{}/16] ", i + 1)) && line.contains(" measured, "),
+            "{stderr}"
+        );
+    }
     let documents: std::collections::BTreeSet<&str> = rows
         .iter()
         .filter_map(|row| row["document"].as_str())
@@ -411,7 +432,7 @@ impl Relay {
     fn start() -> Relay {
         use std::io::BufRead as _;
         let mut child = Command::new(env!("CARGO_BIN_EXE_wsperf"))
-            .args(["relay", "--listen", "127.0.0.1:0"])
+            .args(["relay", "--addr", "127.0.0.1:0"])
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("the relay starts");
@@ -419,10 +440,10 @@ impl Relay {
         std::io::BufReader::new(child.stderr.take().unwrap())
             .read_line(&mut line)
             .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("wsperf relay listening on ")
+        let addr = host::listening::Listening::parse(&line)
+            .filter(|listening| listening.name == "wsperf relay")
             .unwrap_or_else(|| panic!("no listening line: {line:?}"))
+            .addr()
             .to_owned();
         Relay { child, addr }
     }

@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -83,51 +84,106 @@ enum Wake {
 /// `first` is the request that opened it, due since `start`.
 pub(super) async fn carry<IO>(
     state: &Loop,
-    mut io: IO,
+    io: IO,
     inbox: &Rc<Inbox>,
     refused: &RefCell<VecDeque<Refused>>,
     first: Option<(Job, Instant)>,
 ) where
     IO: AsyncRead + AsyncWrite + Unpin,
 {
-    let plan = &state.plan;
-    let Some(h2) = plan.http2.as_ref() else {
+    let Some(h2) = state.plan.http2.as_ref() else {
         return;
     };
     state.shared.connected();
-    let paced = state.schedule.borrow().paced();
     let windows = Windows {
         stream: STREAM_WINDOW,
         connection: CONNECTION_WINDOW,
     };
-    let mut client = Client::new(Arc::clone(&h2.request), windows);
-    let connected = Instant::now();
+    let mut carrier = Carrier {
+        state,
+        io,
+        inbox,
+        refused,
+        client: Client::new(Arc::clone(&h2.request), windows),
+        max_streams: h2.streams,
+        paced: state.schedule.borrow().paced(),
+        buffer: vec![0u8; READ_BUFFER],
+        written: 0,
+        flushing: false,
+        timer: state
+            .plan
+            .checks
+            .request_timeout
+            .map(|_| Box::pin(tokio::time::sleep_until(tokio::time::Instant::now()))),
+        answered: false,
+        error: None,
+        no_streams: false,
+    };
     if let Some((job, start)) = first {
-        client.open(state.in_flight(job, start, connected, 1));
+        let flight = state.in_flight(job, start, Instant::now(), 1);
+        carrier.client.open(flight);
     }
-    let mut answered = false;
-    let mut buffer = vec![0u8; READ_BUFFER];
-    let mut written = 0usize;
-    let mut flushing = false;
-    let mut timer = plan
-        .checks
-        .request_timeout
-        .map(|_| Box::pin(tokio::time::sleep_until(tokio::time::Instant::now())));
-    let mut error: Option<Http2Error> = None;
-    // The server's SETTINGS allowed no stream at all.
-    let mut no_streams = false;
     loop {
-        let now = Instant::now();
-        let capacity = h2.streams.min(client.peer_max_streams());
+        let capacity = carrier.fill(Instant::now());
+        if carrier.finished() {
+            return;
+        }
+        carrier.arm_timer();
+        let wake = std::future::poll_fn(|cx| carrier.poll_wake(cx, capacity)).await;
+        match wake {
+            Wake::Read(0) | Wake::Failed => break,
+            Wake::Read(n) => {
+                if carrier.receive(n).await.is_break() {
+                    break;
+                }
+            }
+            Wake::Inbox => {}
+            Wake::Timer => carrier.expire(Instant::now()),
+        }
+    }
+    carrier.end();
+}
+
+/// One connection's state while [`carry`] runs it.
+struct Carrier<'a, IO> {
+    state: &'a Loop,
+    io: IO,
+    inbox: &'a Rc<Inbox>,
+    refused: &'a RefCell<VecDeque<Refused>>,
+    client: Client<InFlight>,
+    /// `--streams`.
+    max_streams: usize,
+    /// `--rate`: work comes through the inbox.
+    paced: bool,
+    buffer: Vec<u8>,
+    /// How much of the client's output the socket has taken.
+    written: usize,
+    flushing: bool,
+    /// `--timeout`: set to the earliest stream's deadline.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// The server answered something on this connection.
+    answered: bool,
+    error: Option<Http2Error>,
+    /// The server's SETTINGS allowed no stream at all.
+    no_streams: bool,
+}
+
+impl<IO: AsyncRead + AsyncWrite + Unpin> Carrier<'_, IO> {
+    /// Opens streams up to the capacity (the refused first, then claimed or handed work) and,
+    /// under `--rate`, offers the idle slots; returns the capacity.
+    fn fill(&mut self, now: Instant) -> usize {
+        let state = self.state;
+        let client = &mut self.client;
+        let capacity = self.max_streams.min(client.peer_max_streams());
         while client.open_streams() < capacity && client.can_open() {
-            let again = refused.borrow_mut().pop_front();
+            let again = self.refused.borrow_mut().pop_front();
             if let Some(again) = again {
                 let flight = state.in_flight(again.job, again.start, now, again.attempts + 1);
                 client.open(flight);
                 continue;
             }
-            let job = if paced {
-                inbox.jobs.borrow_mut().pop_front()
+            let job = if self.paced {
+                self.inbox.jobs.borrow_mut().pop_front()
             } else {
                 state.claim(now)
             };
@@ -136,154 +192,187 @@ pub(super) async fn carry<IO>(
             };
             client.open(state.in_flight(job, now, now, 1));
         }
-        if paced && !state.done.get() && !client.exhausted() {
+        if self.paced && !state.done.get() && !client.exhausted() {
+            let inbox = self.inbox;
             let busy = client.open_streams() + inbox.jobs.borrow().len() + inbox.offered.get();
             for _ in busy..capacity {
                 state.offer(inbox, now);
             }
         }
-        let refusals = !refused.borrow().is_empty();
-        if client.open_streams() == 0
-            && (client.exhausted() || state.shared.stopped() || (state.done.get() && !refusals))
+        capacity
+    }
+
+    /// Nothing in flight, and nothing more for this connection to carry.
+    fn finished(&self) -> bool {
+        let state = self.state;
+        let refusals = !self.refused.borrow().is_empty();
+        self.client.open_streams() == 0
+            && (self.client.exhausted()
+                || state.shared.stopped()
+                || (state.done.get() && !refusals))
+    }
+
+    /// `--timeout`: the timer set to the earliest deadline of the streams in flight.
+    fn arm_timer(&mut self) {
+        if let (Some(timer), Some(timeout)) =
+            (&mut self.timer, self.state.plan.checks.request_timeout)
         {
-            return;
-        }
-        if let (Some(timer), Some(timeout)) = (&mut timer, plan.checks.request_timeout) {
-            let earliest = client.streams().map(|(_, flight)| flight.start).min();
+            let earliest = self.client.streams().map(|(_, flight)| flight.start).min();
             if let Some(earliest) = earliest {
                 timer.as_mut().reset((earliest + timeout).into());
             }
         }
-        let wake = std::future::poll_fn(|cx| {
-            let out = client.output();
-            while written < out.len() {
-                match Pin::new(&mut io).poll_write(cx, &out[written..]) {
-                    Poll::Ready(Ok(0)) => {
-                        return Poll::Ready(Wake::Failed);
-                    }
-                    Poll::Ready(Ok(n)) => written += n,
-                    Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
-                    Poll::Pending => break,
+    }
+
+    /// Writes what the client has to send, and waits for bytes to read, work to take, or a
+    /// deadline: writing and reading in one poll, so that a read that completes several
+    /// streams refills them and their requests go in one write.
+    fn poll_wake(&mut self, cx: &mut std::task::Context<'_>, capacity: usize) -> Poll<Wake> {
+        let out = self.client.output();
+        while self.written < out.len() {
+            match Pin::new(&mut self.io).poll_write(cx, &out[self.written..]) {
+                Poll::Ready(Ok(0)) => {
+                    return Poll::Ready(Wake::Failed);
                 }
+                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
+                Poll::Pending => break,
             }
-            if written > 0 && written == out.len() {
-                out.clear();
-                written = 0;
-                flushing = true;
-            }
-            if flushing {
-                match Pin::new(&mut io).poll_flush(cx) {
-                    Poll::Ready(Ok(())) => flushing = false,
-                    Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
-                    Poll::Pending => {}
-                }
-            }
-            let mut read = ReadBuf::new(&mut buffer);
-            match Pin::new(&mut io).poll_read(cx, &mut read) {
-                Poll::Ready(Ok(())) => return Poll::Ready(Wake::Read(read.filled().len())),
+        }
+        if self.written > 0 && self.written == out.len() {
+            out.clear();
+            self.written = 0;
+            self.flushing = true;
+        }
+        if self.flushing {
+            match Pin::new(&mut self.io).poll_flush(cx) {
+                Poll::Ready(Ok(())) => self.flushing = false,
                 Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
                 Poll::Pending => {}
             }
-            if paced {
-                // A job is only worth waking for when a stream can take it (else it waits in
-                // the inbox, and waking for it would spin); the end of the work only when
-                // nothing is in flight.
-                let idle_at_end = state.done.get() && client.open_streams() == 0;
-                let can_take =
-                    !state.done.get() && client.can_open() && client.open_streams() < capacity;
-                if idle_at_end || (can_take && inbox.poll_job(cx.waker())) {
-                    return Poll::Ready(Wake::Inbox);
+        }
+        let mut read = ReadBuf::new(&mut self.buffer);
+        match Pin::new(&mut self.io).poll_read(cx, &mut read) {
+            Poll::Ready(Ok(())) => return Poll::Ready(Wake::Read(read.filled().len())),
+            Poll::Ready(Err(_)) => return Poll::Ready(Wake::Failed),
+            Poll::Pending => {}
+        }
+        let state = self.state;
+        if self.paced {
+            // A job is only worth waking for when a stream can take it (else it waits in
+            // the inbox, and waking for it would spin); the end of the work only when
+            // nothing is in flight.
+            let idle_at_end = state.done.get() && self.client.open_streams() == 0;
+            let can_take = !state.done.get()
+                && self.client.can_open()
+                && self.client.open_streams() < capacity;
+            if idle_at_end || (can_take && self.inbox.poll_job(cx.waker())) {
+                return Poll::Ready(Wake::Inbox);
+            }
+        }
+        if let Some(timer) = &mut self.timer
+            && self.client.open_streams() > 0
+            && timer.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(Wake::Timer);
+        }
+        Poll::Pending
+    }
+
+    /// `n` bytes read: each stream's head, data, end or reset acted on. Breaks when the
+    /// connection must end (a protocol error, said by a GOAWAY if the socket takes it at once;
+    /// or a server that allows no stream).
+    async fn receive(&mut self, n: usize) -> ControlFlow<()> {
+        let now = Instant::now();
+        let state = self.state;
+        let plan = &state.plan;
+        state.last_event.set(now);
+        let refused = self.refused;
+        let answered = &mut self.answered;
+        let received = self.client.receive(&self.buffer[..n], |event| match event {
+            Event::Head {
+                user,
+                status,
+                head_len,
+                server,
+            } => {
+                *answered = true;
+                user.first_byte = now;
+                user.parser.framed_head(status, head_len, server);
+            }
+            Event::Data { user, data } => user.parser.framed_data(data, &plan.body_checks),
+            Event::End(flight) => state.complete(flight, now),
+            Event::Reset { user, code } => {
+                if code == code::REFUSED_STREAM && user.attempts < MAX_ATTEMPTS {
+                    refused.borrow_mut().push_back(Refused {
+                        job: user.job,
+                        start: user.start,
+                        attempts: user.attempts,
+                    });
+                } else {
+                    state.fail(user.job, Failure::Receive);
                 }
             }
-            if let Some(timer) = &mut timer
-                && client.open_streams() > 0
-                && timer.as_mut().poll(cx).is_ready()
-            {
-                return Poll::Ready(Wake::Timer);
-            }
-            Poll::Pending
-        })
-        .await;
-        match wake {
-            Wake::Read(0) | Wake::Failed => break,
-            Wake::Read(n) => {
-                let now = Instant::now();
-                state.last_event.set(now);
-                let received = client.receive(&buffer[..n], |event| match event {
-                    Event::Head {
-                        user,
-                        status,
-                        head_len,
-                        server,
-                    } => {
-                        answered = true;
-                        user.first_byte = now;
-                        user.parser.framed_head(status, head_len, server);
-                    }
-                    Event::Data { user, data } => user.parser.framed_data(data, &plan.body_checks),
-                    Event::End(flight) => state.complete(flight, now),
-                    Event::Reset { user, code } => {
-                        if code == code::REFUSED_STREAM && user.attempts < MAX_ATTEMPTS {
-                            refused.borrow_mut().push_back(Refused {
-                                job: user.job,
-                                start: user.start,
-                                attempts: user.attempts,
-                            });
-                        } else {
-                            state.fail(user.job, Failure::Receive);
-                        }
-                    }
-                });
-                if let Err(failure) = received {
-                    error = Some(failure);
-                    // The GOAWAY that says why, if the socket takes it at once.
-                    let out = client.output();
-                    let _ = std::future::poll_fn(|cx| {
-                        Poll::Ready(Pin::new(&mut io).poll_write(cx, &out[written..]))
-                    })
-                    .await;
-                    break;
-                }
-                if client.peer_max_streams() == 0 && client.open_streams() == 0 {
-                    // Nothing can be sent here until the server raises its limit, which it
-                    // need never do: the connection is given up (a new one may allow streams).
-                    no_streams = true;
-                    break;
-                }
-            }
-            Wake::Inbox => {}
-            Wake::Timer => {
-                let now = Instant::now();
-                let Some(timeout) = plan.checks.request_timeout else {
-                    continue;
-                };
-                let expired: Vec<u32> = client
-                    .streams()
-                    .filter(|(_, flight)| flight.start + timeout <= now)
-                    .map(|(id, _)| id)
-                    .collect();
-                for id in expired {
-                    if let Some(flight) = client.cancel(id) {
-                        state.fail(flight.job, Failure::Timeout);
-                    }
-                }
+        });
+        if let Err(failure) = received {
+            self.error = Some(failure);
+            let out = self.client.output();
+            let (io, written) = (&mut self.io, self.written);
+            let _ = std::future::poll_fn(|cx| {
+                Poll::Ready(Pin::new(&mut *io).poll_write(cx, &out[written..]))
+            })
+            .await;
+            return ControlFlow::Break(());
+        }
+        if self.client.peer_max_streams() == 0 && self.client.open_streams() == 0 {
+            // Nothing can be sent here until the server raises its limit, which it need never
+            // do: the connection is given up (a new one may allow streams).
+            self.no_streams = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// `--timeout` passed for some streams: each fails and is cancelled.
+    fn expire(&mut self, now: Instant) {
+        let Some(timeout) = self.state.plan.checks.request_timeout else {
+            return;
+        };
+        let expired: Vec<u32> = self
+            .client
+            .streams()
+            .filter(|(_, flight)| flight.start + timeout <= now)
+            .map(|(id, _)| id)
+            .collect();
+        for id in expired {
+            if let Some(flight) = self.client.cancel(id) {
+                self.state.fail(flight.job, Failure::Timeout);
             }
         }
     }
-    // The connection ended: what was in flight failed with it.
-    if !answered {
-        if no_streams {
-            state.shared.abort(
-                "--http2: the server allows no streams (its SETTINGS_MAX_CONCURRENT_STREAMS is 0), so it takes no request".to_owned(),
-                1,
-            );
-        } else if let Some(why) = refusal(error.as_ref(), client.goaway(), client.heard_from()) {
-            state.h2_refused(&why);
+
+    /// The connection ended: what was in flight failed with it, and a server that never
+    /// answered says why where it can.
+    fn end(mut self) {
+        let state = self.state;
+        if !self.answered {
+            if self.no_streams {
+                state.shared.abort(
+                    "--http2: the server allows no streams (its SETTINGS_MAX_CONCURRENT_STREAMS is 0), so it takes no request".to_owned(),
+                    1,
+                );
+            } else if let Some(why) = refusal(
+                self.error.as_ref(),
+                self.client.goaway(),
+                self.client.heard_from(),
+            ) {
+                state.h2_refused(&why);
+            }
         }
-    }
-    let left: Vec<InFlight> = client.take_streams().collect();
-    for flight in left {
-        state.fail(flight.job, Failure::Receive);
+        let left: Vec<InFlight> = self.client.take_streams().collect();
+        for flight in left {
+            state.fail(flight.job, Failure::Receive);
+        }
     }
 }
 

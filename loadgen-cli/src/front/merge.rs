@@ -8,15 +8,15 @@ use std::io::Write as _;
 use anyhow::Context as _;
 
 use super::files;
-use crate::cli::MergeOptions;
-use crate::merge::{self, Merged, Run};
-use crate::options::Display;
-use crate::report;
-use crate::{json, stats::Table};
+use loadgen::cli::MergeOptions;
+use loadgen::merge::{self, Merged, Run};
+use loadgen::options::Display;
+use loadgen::report;
+use loadgen::{json, stats::Table};
 
 /// Reads the runs `options` names, merges them, prints the report and writes the files.
 /// Returns the exit code.
-pub fn merge(options: &MergeOptions, command_line: &[String]) -> anyhow::Result<i32> {
+pub(crate) fn merge(options: &MergeOptions, command_line: &[String]) -> anyhow::Result<i32> {
     let mut runs = Vec::with_capacity(options.files.len());
     for path in &options.files {
         runs.push(read_run(&path.display().to_string())?);

@@ -1,36 +1,70 @@
-//! Durations as every option of loadgen and its suite writes them: `30s`, `500ms`, `2m`, `1h`,
-//! `250us`, or plain seconds (`1.5`); and as the JSON files store them, in seconds. A leaf:
-//! it uses no other module.
+//! Durations as every option of the workspace writes them: `30s`, `500ms`, `2m`, `1h`,
+//! `250us`, or a bare number in the unit the option has always meant (seconds for loadgen, its
+//! suite and the server; milliseconds for wsperf's `--time`); and as the JSON files store them,
+//! in seconds.
 
 use std::time::Duration;
 
 /// The forms [`parse`] takes, for messages.
 pub const FORMS: &str = "expected a duration such as 30s, 500ms, 2m, 1h or 1.5 (seconds)";
 
-/// A duration that is not one of [`FORMS`].
+/// What a number without a unit means to an option.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bare {
+    Seconds,
+    Millis,
+    /// A unit is required: the option once counted something else, so a bare number would be
+    /// read silently in a new sense. The text names the option to use for the old one.
+    Refused(&'static str),
+}
+
+/// A duration that is not one of the forms its option takes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{text:?}: {FORMS}")]
+#[error("{text:?}: {expected}")]
 pub struct DurationError {
     pub text: String,
+    pub expected: String,
 }
 
 /// `30s`, `500ms`, `250us`, `2m`, `1h`, or plain seconds (`1.5`); not negative.
 pub fn parse(text: &str) -> Result<Duration, DurationError> {
+    parse_bare(text, Bare::Seconds)
+}
+
+/// `30s`, `500ms`, `2m`, or plain milliseconds (`250`): wsperf's times, which were always
+/// milliseconds.
+pub fn parse_millis(text: &str) -> Result<Duration, DurationError> {
+    parse_bare(text, Bare::Millis)
+}
+
+/// As [`parse`], with a bare number read as `bare` says.
+pub fn parse_bare(text: &str, bare: Bare) -> Result<Duration, DurationError> {
     let trimmed = text.trim();
     let unit_at = trimmed
         .find(|c: char| c.is_ascii_alphabetic())
         .unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(unit_at);
-    let scale = match unit {
-        "us" => 1e-6,
-        "ms" => 1e-3,
-        "" | "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
+    let scale = match (unit, bare) {
+        ("us", _) => 1e-6,
+        ("ms", _) | ("", Bare::Millis) => 1e-3,
+        ("s", _) | ("", Bare::Seconds) => 1.0,
+        ("m", _) => 60.0,
+        ("h", _) => 3600.0,
         _ => 0.0,
     };
     let error = || DurationError {
         text: text.to_owned(),
+        expected: match bare {
+            Bare::Seconds => FORMS.to_owned(),
+            Bare::Millis => {
+                "expected a duration such as 500ms, 2s or 1m, or a bare number of milliseconds"
+                    .to_owned()
+            }
+            Bare::Refused(instead) if unit.is_empty() && number.parse::<f64>().is_ok() => {
+                format!("a duration needs its unit (200ms, 2s); {instead}")
+            }
+            Bare::Refused(_) => "expected a duration such as 200ms, 2s or 1m".to_owned(),
+        },
     };
     let value: f64 = number.parse().map_err(|_| error())?;
     let seconds = value * scale;

@@ -4,10 +4,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
-use crate::json::{self, JsonReport, SecondRecord};
-use crate::options::JsonOut;
-use crate::report;
-use crate::stats::{MAX_SAMPLES, Results, Table};
+use loadgen::json::{self, JsonReport, SecondRecord};
+use loadgen::options::JsonOut;
+use loadgen::report;
+use loadgen::stats::{MAX_SAMPLES, Results, Table};
 
 /// `-e`: ab's percentile CSV, when a request completed.
 pub(super) fn write_csv(path: &Path, table: Option<&Table>) -> anyhow::Result<()> {

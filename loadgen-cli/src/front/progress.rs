@@ -4,8 +4,8 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
-use crate::engine::Shared;
-use crate::options::Options;
+use loadgen::load::Shared;
+use loadgen::options::Options;
 
 /// How often ab's `Completed N requests` line comes.
 #[derive(Debug, Clone, Copy)]

@@ -1,4 +1,4 @@
-//! `loadgen [ab's options] URL`: ab's front end around [`crate::load`]. Each step is a
+//! `loadgen [ab's options] URL`: ab's front end around [`loadgen::load`]. Each step is a
 //! function: announce, print the head of the report, load, print the report, write the files.
 
 use std::io::Write as _;
@@ -11,22 +11,24 @@ use tls::client::Verify;
 
 use super::files;
 use super::progress::{Heartbeat, Progress};
-use crate::engine::Plan;
-use crate::load::{self, Outcome};
-use crate::options::Options;
-use crate::report::{self, RunInfo};
-use crate::stats::{Results, Table};
-use crate::url::Scheme;
-use crate::{clock, json};
+use loadgen::load::Plan;
+use loadgen::load::{self, Outcome};
+use loadgen::options::Options;
+use loadgen::report::{self, RunInfo};
+use loadgen::stats::{Results, Table};
+use loadgen::url::Scheme;
+use loadgen::{clock, json};
 
 /// ab's exit code after Ctrl-C.
 const INTERRUPTED_EXIT_CODE: i32 = 1;
 
 /// Runs the benchmark `options` describe (`command_line` is what the JSON file records),
 /// prints ab's report, writes the files asked for, and returns the exit code.
-pub fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
+pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
     super::allow_connections(options.load.share().concurrency);
-    let (plan, info) = load::plan_of(options)?;
+    // ab prints its -v lines on stdout, among the report's.
+    let log = load::Log::to(|line| println!("{line}"));
+    let (plan, info) = load::plan_of(options, log)?;
     let heartbeat = Heartbeat::of(options);
     announce_unverified(options);
     let start_wall = announce_start(options, &plan);
