@@ -5,7 +5,7 @@
 //! wsperf.svg. wsperf's progress lines pass through to stderr.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -45,6 +45,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| root.join("docs/results/wsperf.md"));
     let chart = out.with_file_name("wsperf.svg");
+    // Before the long run, not after it: the chart is written into this folder mid-way.
+    if let Some(dir) = chart.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let responses = Scratch::new()?;
     let pinned = |words: &[String]| pinned(args.cpu, &wsperf, words);
     pinned(&["--generate".to_owned(), path(&responses.0)])?;
@@ -87,11 +91,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 
 /// Runs wsperf pinned to `cpu`, its stderr (the progress lines) passed through; its stdout.
 fn pinned(cpu: usize, wsperf: &Path, words: &[String]) -> anyhow::Result<String> {
-    let output = Command::new("taskset")
-        .arg("-c")
-        .arg(cpu.to_string())
-        .arg(wsperf)
-        .args(words)
+    let output = workspace::pinned(&[cpu], wsperf, words)
         .stderr(Stdio::inherit())
         .output()
         .context("running wsperf under taskset (util-linux)")?;

@@ -53,6 +53,8 @@ fn usage_errors_exit_with_the_convention_s_code() {
         (LOADGEN, &["-Q", "http://127.0.0.1:9/"], 22),
         (LOADGEN, &["merge"], 22),
         (SERVER, &["--no-such-option"], 2),
+        (SERVER, &["--header-timeout", "5x"], 2),
+        (SERVER, &["--idle-timeout", "-1s"], 2),
         (CEILING, &["--no-such-option"], 2),
         (WSPERF, &["--no-such-option"], 2),
         (WSPERF, &["relay", "--no-such-option"], 2),

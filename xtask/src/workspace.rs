@@ -57,13 +57,8 @@ pub(crate) fn run_pinned(
     program: &Path,
     args: &[String],
 ) -> anyhow::Result<Measured> {
-    let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
     let before = host::process::children_cpu().context("getrusage")?;
-    let output = Command::new("taskset")
-        .arg("-c")
-        .arg(cpus.join(","))
-        .arg(program)
-        .args(args)
+    let output = pinned(cpus, program, args)
         .output()
         .with_context(|| format!("running {} (taskset is in util-linux)", program.display()))?;
     let after = host::process::children_cpu().context("getrusage")?;
@@ -81,6 +76,18 @@ pub(crate) fn run_pinned(
         system: after.1.saturating_sub(before.1),
         output,
     })
+}
+
+/// `taskset -c CPUS program args`, to be run.
+pub(crate) fn pinned(cpus: &[usize], program: &Path, args: &[String]) -> Command {
+    let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
+    let mut command = Command::new("taskset");
+    command
+        .arg("-c")
+        .arg(cpus.join(","))
+        .arg(program)
+        .args(args);
+    command
 }
 
 /// The first number after `label` on a line of `text` (`Requests per second:    123.45`).
