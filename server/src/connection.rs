@@ -6,8 +6,9 @@
 //! handed to hyper only once its client has sent a byte, and when it has waited a while for its
 //! next request the watchdog sends it into hibernation: hyper lets go, dropping its buffers,
 //! and the next request gets a new hyper connection on the same socket. An idle connection then
-//! costs a task and a socket: about 3.5 KB, against 21 KB when hyper held it (10,000
-//! connections, `scripts/connections.sh`; RELIABILITY.md has the figures).
+//! costs a task and a socket: about 2.7 KB, against 21 KB when hyper held it (10,000
+//! connections, `cargo xtask check-connections`; RELIABILITY.md has the figures). For that the
+//! task's future must stay small: each protocol's future is boxed when it starts.
 //!
 //! A plain connection's first bytes say whether it is HTTP/2: they are read (through the
 //! watchdog, so the header timeout covers a client that stops half-way) until they differ from
@@ -99,24 +100,11 @@ pub(crate) async fn serve(
     state: Rc<ConnectionState>,
     mut stop: watch::Receiver<bool>,
 ) {
-    if let Some(acceptor) = &protocols.tls {
-        let handshake = acceptor.accept(stream);
-        let tls = tokio::select! {
-            biased;
-            _ = stop.changed() => return,
-            tls = within(config.tls_handshake_timeout, handshake) => tls,
-        };
-        let Some(Ok(tls)) = tls else {
-            return;
-        };
-        let h2 = tls.get_ref().1.alpn_protocol() == Some(ALPN_H2);
-        let io = WatchedIo::new(Rc::new(RefCell::new(tls)), Rc::clone(&state));
-        if h2 {
-            serve_h2(io, &protocols, config, state, stop).await;
-        } else {
-            serve_http1(io, &protocols, config, state, stop).await;
-        }
-        return;
+    // Each protocol's future is boxed, made only when that protocol runs: inline, the largest
+    // (a TLS handshake, hyper's HTTP/2 connection) made every connection's task 5.3 KB from
+    // its accept, waiting for a first byte that may not come for minutes.
+    if protocols.tls.is_some() {
+        return Box::pin(serve_tls(stream, &protocols, config, state, stop)).await;
     }
     let stream = Rc::new(RefCell::new(stream));
     let mut first = true;
@@ -137,7 +125,9 @@ pub(crate) async fn serve(
                 h2 = read_preface(&mut io) => h2,
             };
             match h2 {
-                Some(true) => return serve_h2(io, &protocols, config, state, stop).await,
+                Some(true) => {
+                    return Box::pin(serve_h2(io, &protocols, config, state, stop)).await;
+                }
                 Some(false) => first = false,
                 // The watchdog sent the connection into hibernation as its first byte came
                 // (nothing was read): look again.
@@ -145,18 +135,47 @@ pub(crate) async fn serve(
                 None => return,
             }
         }
-        if !serve_http1(
+        if !Box::pin(serve_http1(
             io,
             &protocols,
             Rc::clone(&config),
             Rc::clone(&state),
             stop.clone(),
-        )
+        ))
         .await
             || !state.wake_from_hibernation()
         {
             return;
         }
+    }
+}
+
+/// A TLS connection: the handshake within its limit, then HTTP/1.1 or HTTP/2 as ALPN chose.
+async fn serve_tls(
+    stream: TcpStream,
+    protocols: &Protocols,
+    config: Rc<Config>,
+    state: Rc<ConnectionState>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let Some(acceptor) = &protocols.tls else {
+        return;
+    };
+    let handshake = acceptor.accept(stream);
+    let tls = tokio::select! {
+        biased;
+        _ = stop.changed() => return,
+        tls = within(config.tls_handshake_timeout, handshake) => tls,
+    };
+    let Some(Ok(tls)) = tls else {
+        return;
+    };
+    let h2 = tls.get_ref().1.alpn_protocol() == Some(ALPN_H2);
+    let io = WatchedIo::new(Rc::new(RefCell::new(tls)), Rc::clone(&state));
+    if h2 {
+        serve_h2(io, protocols, config, state, stop).await;
+    } else {
+        serve_http1(io, protocols, config, state, stop).await;
     }
 }
 
@@ -311,5 +330,36 @@ impl Drop for Open {
     fn drop(&mut self) {
         self.0.n_open.set(self.0.n_open.get() - 1);
         self.0.closed.notify_one();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A connection's task is allocated at its accept and kept while it waits for a first byte,
+    /// so its size is what each idle connection costs before the kernel's share. Inline, the TLS
+    /// handshake and hyper's HTTP/2 connection made it 5,328 bytes (13.8 KB a hibernated
+    /// connection, against the 8 KB limit; docs/results/connections.md).
+    #[test]
+    fn a_connection_task_waiting_for_its_first_byte_is_small() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let _client = TcpStream::connect(listener.local_addr().unwrap())
+                .await
+                .unwrap();
+            let (stream, _) = listener.accept().await.unwrap();
+            let config = Rc::new(Config::default());
+            let protocols = Rc::new(Protocols::new(&config));
+            let (_stop, stop) = watch::channel(false);
+            let state = Rc::new(ConnectionState::new(true));
+            let task = serve(stream, protocols, config, state, stop);
+            let size = std::mem::size_of_val(&task);
+            assert!(size <= 1024, "a connection's task is {size} bytes");
+        });
     }
 }

@@ -7,11 +7,12 @@
 
 use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
-use loadgen::url::Scheme;
+use loadgen::url::{Scheme, Url};
 use tls::client::{ClientTls, Verify};
 
 use crate::manifest::Case;
@@ -34,9 +35,36 @@ pub(crate) struct Answer {
 /// Posts `case` to the target once. `Err` when the target cannot be reached or does not speak
 /// HTTP (or TLS, for `https://`).
 pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
-    let url = &target.url;
     let body = std::fs::read(&case.body_file)
         .with_context(|| format!("reading {}", case.body_file.display()))?;
+    let mut headers = vec![format!("Content-Type: {}", case.content_type)];
+    headers.extend(case.headers.iter().cloned());
+    let (status, mut body) = exchange(&target.url, target.ca.as_deref(), "POST", &headers, &body)?;
+    let mut gzip_error = None;
+    if case.answer_gzip && status == 200 {
+        let mut inflated = Vec::new();
+        match flate2::read::GzDecoder::new(body.as_slice()).read_to_end(&mut inflated) {
+            Ok(_) => body = inflated,
+            Err(error) => gzip_error = Some(format!("the answer is not gzip: {error}")),
+        }
+    }
+    Ok(Answer {
+        status,
+        body,
+        gzip_error,
+    })
+}
+
+/// One request on a connection of its own (`Connection: close`): the answer's status and
+/// body. Over TLS the certificate is verified against `ca` when given, else not at all (the
+/// suite's own throwaway certificates, or a server the user points it at).
+pub(crate) fn exchange(
+    url: &Url,
+    ca: Option<&Path>,
+    method: &str,
+    headers: &[String],
+    body: &[u8],
+) -> anyhow::Result<(u16, Vec<u8>)> {
     let addr = (url.host.as_str(), url.port)
         .to_socket_addrs()
         .with_context(|| format!("resolving {}", url.host))?
@@ -49,10 +77,7 @@ pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
         Scheme::Http => Box::new(tcp),
         Scheme::Https => {
             let settings = ClientTls {
-                verify: target
-                    .ca
-                    .as_ref()
-                    .map_or(Verify::Off, |ca| Verify::CaFile(ca.clone())),
+                verify: ca.map_or(Verify::Off, |ca| Verify::CaFile(ca.to_path_buf())),
                 ..ClientTls::default()
             };
             let config = tls::client::client_config(&settings, &[tls::ALPN_HTTP1])?;
@@ -62,34 +87,21 @@ pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
         }
     };
     let mut request = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
+        "{method} {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
         url.path,
         url.host_field(),
-        case.content_type,
         body.len()
     );
-    for header in &case.headers {
+    for header in headers {
         request.push_str(header);
         request.push_str("\r\n");
     }
     request.push_str("\r\n");
     stream.write_all(request.as_bytes())?;
-    stream.write_all(&body)?;
-    let (response, mut body) = loadgen::http::read_whole(&mut stream, false)
+    stream.write_all(body)?;
+    let (response, body) = loadgen::http::read_whole(&mut stream, false)
         .with_context(|| format!("the answer of {url} (is it HTTP?)"))?;
-    let mut gzip_error = None;
-    if case.answer_gzip && response.status == 200 {
-        let mut inflated = Vec::new();
-        match flate2::read::GzDecoder::new(body.as_slice()).read_to_end(&mut inflated) {
-            Ok(_) => body = inflated,
-            Err(error) => gzip_error = Some(format!("the answer is not gzip: {error}")),
-        }
-    }
-    Ok(Answer {
-        status: response.status,
-        body,
-        gzip_error,
-    })
+    Ok((response.status, body))
 }
 
 /// A connection to check over: TCP, or TLS over it.

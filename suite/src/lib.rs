@@ -5,6 +5,7 @@
 //!
 //! # Map
 //! - `args`: the command line.
+//! - `cases`: `loadgen suite cases`: a manifest and post files from any WSDL (the `wsdl` crate).
 //! - [`manifest`]: the cases, read from `post_files/manifest.toml` or `--manifest`.
 //! - [`placement`]: servers and clients on separate cores.
 //! - [`target`]: servers the suite starts (ours, the ceiling, stacks) or finds at a URL.
@@ -22,6 +23,7 @@
 
 mod args;
 pub mod baseline;
+mod cases;
 pub mod change;
 mod chart;
 mod check;
@@ -62,6 +64,9 @@ pub const USAGE_EXIT_CODE: i32 = 2;
 /// `--out`. Returns the exit code: 128 + the signal when one interrupted it (its servers
 /// stopped, the run's own error, if any, is that interruption's effect).
 pub fn run(argv: &[String]) -> anyhow::Result<i32> {
+    if argv.first().map(String::as_str) == Some("cases") {
+        return cases::run(&argv[1..]);
+    }
     let outcome = run_suite(argv);
     match target::interrupted() {
         Some(signal) => Ok(128 + signal),

@@ -1,5 +1,6 @@
 //! The hostile-input corpus's files (`server/tests/hostile/`): the manifest, and the bytes each
-//! case sends. Shared by the server's tests and by `server/examples/soak_client.rs`.
+//! case sends. Shared by the server's tests and by `server/examples/send_corpus.rs`
+//! (`cargo xtask check-soak`'s hostile tenth): the files, and how an HTTP/2 answer is read.
 //!
 //! A case file holds the bytes sent, written for people:
 //! - the head's lines (up to the first empty line) end in CRLF on the wire;
@@ -47,6 +48,40 @@ pub fn read(dir: &Path) -> Result<Vec<Entry>, String> {
         });
     }
     Ok(entries)
+}
+
+/// The HTTP/2 error codes a corpus answer may name (`h2/COMPRESSION_ERROR`; RFC 9113, 7).
+pub const H2_ERRORS: [(&str, u32); 4] = [
+    ("PROTOCOL_ERROR", 0x1),
+    ("FRAME_SIZE_ERROR", 0x6),
+    ("COMPRESSION_ERROR", 0x9),
+    ("ENHANCE_YOUR_CALM", 0xb),
+];
+
+/// The code of an answer `h2/NAME`'s NAME, if it is one of [`H2_ERRORS`].
+pub fn h2_error_code(name: &str) -> Option<u32> {
+    H2_ERRORS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, code)| *code)
+}
+
+/// The error codes of the GOAWAY frames in `bytes`, a server's side of an HTTP/2 connection.
+pub fn goaway_codes(mut bytes: &[u8]) -> Vec<u32> {
+    let mut codes = Vec::new();
+    while bytes.len() >= 9 {
+        let len = u32::from_be_bytes([0, bytes[0], bytes[1], bytes[2]]) as usize;
+        let Some(payload) = bytes.get(9..9 + len) else {
+            break;
+        };
+        if bytes[3] == 0x7 && len >= 8 {
+            codes.push(u32::from_be_bytes([
+                payload[4], payload[5], payload[6], payload[7],
+            ]));
+        }
+        bytes = &bytes[9 + len..];
+    }
+    codes
 }
 
 /// Turns a case file into the bytes sent.

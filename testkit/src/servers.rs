@@ -73,6 +73,21 @@ pub enum Behaviour {
     /// HTTP/2: SETTINGS_MAX_CONCURRENT_STREAMS 0, and any stream sent before the client read it
     /// reset with REFUSED_STREAM: no stream may ever open.
     H2NoStreams,
+    /// A SOAP service of these operations: a request whose body holds an operation's request
+    /// element and whose head its action gets `200` with the operation's response element, in
+    /// the request's SOAP version; anything else a `500` Fault.
+    Soap(&'static [SoapOperation]),
+}
+
+/// One operation of [`Behaviour::Soap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SoapOperation {
+    /// The action, as the SOAPAction header (SOAP 1.1) or the content type's `action` (1.2)
+    /// carries it.
+    pub action: &'static str,
+    /// The local name of the Body's child.
+    pub request: &'static str,
+    pub response: &'static str,
 }
 
 /// [`Behaviour::Capacity`]'s window, and the delay it adds once its rate is passed.
@@ -240,6 +255,14 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             .lock()
             .unwrap()
             .get_or_insert_with(|| pending[..head_end + body_len].to_vec());
+        let soap_answer = match behaviour {
+            Behaviour::Soap(operations) => Some(soap(
+                operations,
+                &head,
+                &String::from_utf8_lossy(&pending[head_end..head_end + body_len]),
+            )),
+            _ => None,
+        };
         pending.drain(..head_end + body_len);
         let n = seen.requests.fetch_add(1, Ordering::SeqCst);
         let http10 = head
@@ -268,6 +291,10 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
                 response(200, connection, body)
             }
             Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::Soap(_) => {
+                let (status, body) = soap_answer.unwrap_or_default();
+                response(status, connection, body.as_bytes())
+            }
             Behaviour::AnswerOnce if n == 0 => response(200, "close", BODY),
             Behaviour::AnswerOnce => return,
             Behaviour::IgnoreClose => {
@@ -385,6 +412,40 @@ fn reset(stream: impl Wire) {
 /// Holds the connection, reading whatever comes, until the client closes it.
 fn hold(stream: &mut impl Wire, buffer: &mut [u8]) {
     while stream.read(buffer).is_ok_and(|n| n > 0) {}
+}
+
+/// [`Behaviour::Soap`]'s answer to a request of `head` (lower case) and `body`.
+fn soap(operations: &[SoapOperation], head: &str, body: &str) -> (u16, String) {
+    let ns = if body.contains("http://www.w3.org/2003/05/soap-envelope") {
+        "http://www.w3.org/2003/05/soap-envelope"
+    } else {
+        "http://schemas.xmlsoap.org/soap/envelope/"
+    };
+    let envelope = |inner: &str| {
+        format!("<soap:Envelope xmlns:soap=\"{ns}\"><soap:Body>{inner}</soap:Body></soap:Envelope>")
+    };
+    let called = operations.iter().find(|operation| {
+        let starts = [
+            format!("<{} ", operation.request),
+            format!("<{}>", operation.request),
+        ];
+        let action = operation.action.to_ascii_lowercase();
+        starts.iter().any(|start| body.contains(start.as_str()))
+            && (head.contains(&format!("soapaction: \"{action}\""))
+                || head.contains(&format!("action=\"{action}\"")))
+    });
+    match called {
+        Some(operation) => (
+            200,
+            envelope(&format!("<{} xmlns=\"urn:test\"/>", operation.response)),
+        ),
+        None => (
+            500,
+            envelope(
+                "<soap:Fault><faultcode>soap:Client</faultcode><faultstring>no such operation and action</faultstring></soap:Fault>",
+            ),
+        ),
+    }
 }
 
 fn response(status: u16, connection: &str, body: &[u8]) -> Vec<u8> {

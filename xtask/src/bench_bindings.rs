@@ -32,8 +32,8 @@ pub(crate) struct Args {
     repeat: u32,
     /// Where the table is appended (default: docs/results/bindings.md); the suite's report goes
     /// into the folder `bindings/` beside it.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -50,7 +50,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         targets.push(workspace::start_server(&spec, placement.as_ref(), None)?);
     }
     let table_path = args
-        .out
+        .output
         .clone()
         .unwrap_or_else(|| workspace::root().join("docs/results/bindings.md"));
     let dir = table_path.with_file_name("bindings");
@@ -81,5 +81,5 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         results.markdown(Show::default()),
         repeat = args.repeat
     );
-    append_result("bindings.md", args.out.as_deref(), &text)
+    append_result("bindings.md", args.output.as_deref(), &text)
 }

@@ -51,8 +51,8 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with = "new_connections")]
     http2: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 /// One round of one tool.
@@ -143,7 +143,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if !args.tls && !args.new_connections && !args.http2 {
         text.push_str(&peak_memory(&release, &case)?);
     }
-    append_result("bench-loadgen.md", args.out.as_deref(), &text)
+    append_result("bench-loadgen.md", args.output.as_deref(), &text)
 }
 
 /// The tools in the order they run in each round.

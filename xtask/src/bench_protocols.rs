@@ -36,8 +36,8 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=30))]
     streams: u32,
     /// Where the table is appended (default: docs/results/tls-h2.md).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 /// The protocols, in a round's order: (name, the suite's options).
@@ -106,7 +106,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     append_result(
         "tls-h2.md",
-        args.out.as_deref(),
+        args.output.as_deref(),
         &table(&stamp, &figures, args)?,
     )
 }

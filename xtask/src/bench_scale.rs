@@ -30,8 +30,8 @@ pub(crate) struct Args {
     )]
     tests: Vec<String>,
     /// Where the table is appended (default: docs/results/bench-scale.md).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 /// Connections a server core gets: as many as the one-core comparison's.
@@ -97,7 +97,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     append_result(
         "bench-scale.md",
-        args.out.as_deref(),
+        args.output.as_deref(),
         &table(&stamp, args, &rows),
     )
 }

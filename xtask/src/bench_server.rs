@@ -46,8 +46,8 @@ pub(crate) struct Args {
     #[arg(long, requires = "http2", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=30))]
     streams: u32,
     /// Where the table is appended (default: docs/results/bench-server.md).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -126,7 +126,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut table = table(&stamp, &results, args, !targets.is_empty());
     drop(targets);
     table.push_str(&memory_line(placement.as_ref())?);
-    append_result("bench-server.md", args.out.as_deref(), &table)
+    append_result("bench-server.md", args.output.as_deref(), &table)
 }
 
 /// The connections each cell opens: 30 requests in flight in all.

@@ -32,8 +32,8 @@ pub(crate) struct Args {
     cpu: usize,
     /// Where the tables are appended (default: docs/results/wsperf.md); the chart is written
     /// beside it as wsperf.svg.
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -41,7 +41,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let wsperf = workspace::build_release(&["wsperf"])?.join("wsperf");
     let root = workspace::root();
     let out = args
-        .out
+        .output
         .clone()
         .unwrap_or_else(|| root.join("docs/results/wsperf.md"));
     let chart = out.with_file_name("wsperf.svg");
@@ -84,7 +84,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
          ### The documents of the targets, in the run drawn in wsperf.svg\n\n{chart_table}",
         cpu = args.cpu
     );
-    append_result("wsperf.md", args.out.as_deref(), &text)?;
+    append_result("wsperf.md", args.output.as_deref(), &text)?;
     eprintln!("wrote {}", chart.display());
     Ok(())
 }

@@ -16,6 +16,9 @@
 //! - [`layout`]: in every crate, no module cycles, no overlong files or functions.
 //! - [`docs`]: every file, script and xtask command the documentation names exists.
 //! - [`check_shutdown`]: SIGTERM under full load, round after round: every request read answered.
+//! - [`check_connections`]: the server's memory with 10,000 and 50,000 connections, and after.
+//! - [`check_soak`]: millions of requests of every post file, hostile ones among them: memory
+//!   flat, nothing failed.
 //! - `conventions` (tests only): every binary's exit codes and `--help`, as GUIDE.md says.
 //! - [`peak_rss`]: a program's peak memory, measured from a helper process.
 //! - [`workspace`]: the workspace's paths, release builds, pinned children, dates, results files.
@@ -26,7 +29,9 @@ mod bench_protocols;
 mod bench_scale;
 mod bench_server;
 mod bench_wsperf;
+mod check_connections;
 mod check_shutdown;
+mod check_soak;
 #[cfg(test)]
 mod conventions;
 mod delay_line;
@@ -54,6 +59,8 @@ enum Task {
     CheckLayout(layout::Args),
     CheckDocs(docs::Args),
     CheckShutdown(check_shutdown::Args),
+    CheckConnections(check_connections::Args),
+    CheckSoak(check_soak::Args),
     DelayLine(delay_line::Args),
     /// Runs a program and prints its peak resident memory in kB (a helper of bench-loadgen).
     #[command(hide = true)]
@@ -72,6 +79,8 @@ fn main() -> ExitCode {
         Task::CheckLayout(args) => layout::run(&args),
         Task::CheckDocs(args) => docs::run(&args),
         Task::CheckShutdown(args) => check_shutdown::run(&args),
+        Task::CheckConnections(args) => check_connections::run(&args),
+        Task::CheckSoak(args) => check_soak::run(&args),
         Task::DelayLine(args) => delay_line::run(&args),
         Task::PeakRss(args) => peak_rss::run(&args),
     };

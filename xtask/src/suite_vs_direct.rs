@@ -22,8 +22,8 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 5)]
     rounds: u32,
     /// Where the result is appended (default: docs/results/suite-vs-direct.md).
-    #[arg(long)]
-    out: Option<PathBuf>,
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 const DURATION: Duration = Duration::from_secs(3);
@@ -110,5 +110,5 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rounds.join(", "),
         median_of(ratios)
     );
-    append_result("suite-vs-direct.md", args.out.as_deref(), &text)
+    append_result("suite-vs-direct.md", args.output.as_deref(), &text)
 }

@@ -32,6 +32,21 @@ pub(crate) fn build_release(packages: &[&str]) -> anyhow::Result<PathBuf> {
     Ok(root().join("target/release"))
 }
 
+/// Builds `package`'s example `example` in release mode (into `target/release/examples/`).
+pub(crate) fn build_example(package: &str, example: &str) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "-q", "--manifest-path"])
+        .arg(root().join("Cargo.toml"))
+        .args(["-p", package, "--example", example])
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release of {package}'s example {example} failed");
+    }
+    Ok(root().join("target/release/examples").join(example))
+}
+
 /// What a child did: its output, and the CPU it and its own children used (user, system).
 pub(crate) struct Measured {
     pub output: Output,
@@ -78,8 +93,14 @@ pub(crate) fn run_pinned(
     })
 }
 
-/// `taskset -c CPUS program args`, to be run.
+/// `taskset -c CPUS program args`, to be run; without cores (a machine of one, where nothing
+/// is pinned), `program args`.
 pub(crate) fn pinned(cpus: &[usize], program: &Path, args: &[String]) -> Command {
+    if cpus.is_empty() {
+        let mut command = Command::new(program);
+        command.args(args);
+        return command;
+    }
     let cpus: Vec<String> = cpus.iter().map(usize::to_string).collect();
     let mut command = Command::new("taskset");
     command

@@ -32,14 +32,6 @@ enum Answer {
     Http2GoAway(u32),
 }
 
-/// The HTTP/2 error codes a corpus answer may name (RFC 9113, 7).
-const H2_ERRORS: [(&str, u32); 4] = [
-    ("PROTOCOL_ERROR", 0x1),
-    ("FRAME_SIZE_ERROR", 0x6),
-    ("COMPRESSION_ERROR", 0x9),
-    ("ENHANCE_YOUR_CALM", 0xb),
-];
-
 #[derive(Debug)]
 struct Case {
     file: String,
@@ -88,8 +80,7 @@ fn parse_answer(text: &str) -> Option<Answer> {
         _ => {}
     }
     if let Some(name) = text.strip_prefix("h2/") {
-        let (_, code) = H2_ERRORS.iter().find(|(known, _)| *known == name)?;
-        return Some(Answer::Http2GoAway(*code));
+        return testkit::corpus::h2_error_code(name).map(Answer::Http2GoAway);
     }
     if let Some(code) = text.strip_prefix("500/") {
         return Some(Answer::Fault(match code {
@@ -120,22 +111,6 @@ const SERVER_ARGS: [&str; 6] = [
 const MEMORY_FACTOR: u64 = 8;
 const MEMORY_SLACK_KB: u64 = 8 * 1024;
 
-/// The error codes of the GOAWAY frames in `bytes`, a server's side of an HTTP/2 connection.
-fn goaway_codes(mut bytes: &[u8]) -> Vec<u32> {
-    let mut codes = Vec::new();
-    while bytes.len() >= 9 {
-        let len = u32::from_be_bytes([0, bytes[0], bytes[1], bytes[2]]) as usize;
-        let Some(payload) = bytes.get(9..9 + len) else {
-            break;
-        };
-        if bytes[3] == 0x7 && len >= 8 {
-            codes.push(u32::from_be_bytes(payload[4..8].try_into().unwrap()));
-        }
-        bytes = &bytes[9 + len..];
-    }
-    codes
-}
-
 /// Sends a case and checks each answer in order; returns the size of the answers, or a
 /// description of what went wrong.
 fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
@@ -160,7 +135,7 @@ fn check(addr: std::net::SocketAddr, case: &Case) -> Result<usize, String> {
                 ));
             }
             if let Answer::Http2GoAway(code) = *expected {
-                let codes = goaway_codes(&answer);
+                let codes = testkit::corpus::goaway_codes(&answer);
                 if codes.last() != Some(&code) {
                     return Err(format!(
                         "{what}: wanted a GOAWAY with error code {code:#x} last, got the codes {codes:x?}"

@@ -1,0 +1,133 @@
+//! `loadgen suite cases`: test cases from any WSDL 1.1, for the suite to run as it runs WSTest's.
+//! The `wsdl` crate reads the WSDL and writes each operation's request; this front end fetches
+//! the documents (files, or `http://` and `https://` URLs, the server's certificate verified
+//! against `--cacert` when given) and writes the post files and their manifest into `--out`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Parser as _;
+
+use crate::USAGE_EXIT_CODE;
+
+/// Writes a post file per operation of a WSDL, and the manifest that runs them.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "loadgen suite cases",
+    version,
+    after_help = "Then: loadgen suite --manifest DIR/manifest.toml --target NAME=URL (the service's address)."
+)]
+struct Args {
+    /// The WSDL: a file, or an http:// or https:// URL (`http://host:port/WSTest?wsdl`).
+    /// Imports and included schemas are followed within its location.
+    #[arg(long, value_name = "URL|FILE")]
+    wsdl: String,
+    /// The folder the post files and manifest.toml go into (made if missing).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Items in each repeated element, and levels of each recursive type.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    size: u32,
+    /// Only this SOAP binding (by its name in the WSDL); every SOAP binding by default.
+    #[arg(long, value_name = "NAME")]
+    binding: Option<String>,
+    /// For an https:// WSDL: the CA certificate (PEM) its server's certificate must chain to;
+    /// without it the certificate is not verified.
+    #[arg(long, value_name = "FILE")]
+    cacert: Option<PathBuf>,
+}
+
+/// Runs `loadgen suite cases ARGS`; the exit code (0, 1 for a WSDL that cannot be read or
+/// holds what is not supported, 2 for a usage error).
+pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
+    let args = match Args::try_parse_from(
+        std::iter::once("loadgen suite cases".to_owned()).chain(argv.iter().cloned()),
+    ) {
+        Ok(args) => args,
+        Err(error) => {
+            let _ = error.print();
+            return Ok(if error.use_stderr() {
+                USAGE_EXIT_CODE
+            } else {
+                0
+            });
+        }
+    };
+    let location = wsdl::Location::parse(&args.wsdl);
+    let mut loader = Fetch {
+        ca: args.cacert.clone(),
+    };
+    let options = wsdl::Options {
+        size: args.size,
+        binding: args.binding.clone(),
+    };
+    let generated = wsdl::generate(&location, &mut loader, &options)
+        .with_context(|| format!("generating cases from {}", args.wsdl))?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    for case in &generated.cases {
+        let path = args.out.join(&case.file);
+        std::fs::write(&path, &case.body).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let manifest = args.out.join("manifest.toml");
+    std::fs::write(&manifest, wsdl::manifest(&generated.cases, &args.wsdl))
+        .with_context(|| format!("writing {}", manifest.display()))?;
+    let test_width = generated
+        .cases
+        .iter()
+        .map(|case| case.test.len())
+        .max()
+        .unwrap_or(0);
+    let binding_width = generated
+        .cases
+        .iter()
+        .map(|case| case.binding.len())
+        .max()
+        .unwrap_or(0);
+    for case in &generated.cases {
+        println!(
+            "{:<test_width$}  {:>9} bytes  {:<binding_width$}  {}",
+            case.test,
+            case.body.len(),
+            case.binding,
+            case.content_type
+        );
+    }
+    for skipped in &generated.skipped {
+        println!("skipped: {skipped}");
+    }
+    for (binding, address) in &generated.addresses {
+        println!("{binding} listens at {address}");
+    }
+    println!(
+        "{} cases and {} written",
+        generated.cases.len(),
+        manifest.display()
+    );
+    Ok(0)
+}
+
+/// Reads files, and fetches URLs with one GET each.
+struct Fetch {
+    ca: Option<PathBuf>,
+}
+
+impl wsdl::Loader for Fetch {
+    fn load(&mut self, location: &wsdl::Location) -> Result<String, String> {
+        match location {
+            wsdl::Location::File(path) => {
+                std::fs::read_to_string(path).map_err(|error| error.to_string())
+            }
+            wsdl::Location::Url(url) => {
+                get(url, self.ca.as_deref()).map_err(|error| format!("{error:#}"))
+            }
+        }
+    }
+}
+
+fn get(url: &str, ca: Option<&Path>) -> anyhow::Result<String> {
+    let parsed = loadgen::url::Url::parse(url).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let (status, body) = crate::check::exchange(&parsed, ca, "GET", &[], &[])?;
+    anyhow::ensure!(status == 200, "GET answered {status}");
+    String::from_utf8(body).context("the document is not UTF-8")
+}

@@ -1,0 +1,427 @@
+//! A WSDL 1.1 document's messages, port types and SOAP bindings, with the documents it imports
+//! (`wsdl:import`) and the schemas its types import and include, read through a [`Loader`]
+//! from within the location first given.
+
+use std::collections::{HashMap, HashSet};
+
+use roxmltree::{Document, Node};
+
+use crate::location::Location;
+use crate::schema::{QName, Schemas, XSD, line_of, resolve};
+use crate::{Loader, WsdlError};
+
+pub(crate) const WSDL: &str = "http://schemas.xmlsoap.org/wsdl/";
+pub(crate) const SOAP11_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
+pub(crate) const SOAP12_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap12/";
+
+/// A message part: an element (document style) or a type (rpc style).
+#[derive(Debug, Clone)]
+pub(crate) enum Part {
+    Element { element: QName },
+    Type { name: String, ty: QName },
+}
+
+/// SOAP 1.1 or 1.2, by the binding's namespace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SoapVersion {
+    Soap11,
+    Soap12,
+}
+
+/// One operation of a SOAP binding.
+#[derive(Debug, Clone)]
+pub(crate) struct BoundOperation {
+    pub(crate) name: String,
+    pub(crate) action: String,
+    pub(crate) rpc: bool,
+    /// rpc: the wrapper element's namespace (`soap:body namespace`).
+    pub(crate) namespace: String,
+    pub(crate) input: Vec<Part>,
+    pub(crate) output: Option<Vec<Part>>,
+}
+
+/// A SOAP binding and where its ports listen.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding {
+    pub(crate) name: String,
+    pub(crate) version: SoapVersion,
+    pub(crate) operations: Vec<BoundOperation>,
+    pub(crate) addresses: Vec<String>,
+}
+
+/// Everything read.
+#[derive(Debug, Default)]
+pub(crate) struct Definitions {
+    pub(crate) schemas: Schemas,
+    messages: HashMap<QName, Vec<Part>>,
+    /// Port type -> operation -> (input message, output message).
+    port_types: HashMap<QName, HashMap<String, (QName, Option<QName>)>>,
+    /// The SOAP bindings as written, joined to their port types once every document is in.
+    raw_bindings: Vec<RawBinding>,
+    /// The service ports: binding -> addresses.
+    ports: HashMap<QName, Vec<String>>,
+    seen: HashSet<Location>,
+}
+
+impl Definitions {
+    /// Reads the WSDL at `location` and everything it imports.
+    pub(crate) fn read(
+        location: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<(Definitions, Vec<Binding>), WsdlError> {
+        let mut definitions = Definitions::default();
+        definitions.document(location, location, loader)?;
+        let bindings = definitions.bindings()?;
+        Ok((definitions, bindings))
+    }
+
+    fn load(
+        &mut self,
+        location: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<Option<String>, WsdlError> {
+        if !self.seen.insert(location.clone()) {
+            return Ok(None);
+        }
+        loader
+            .load(location)
+            .map(Some)
+            .map_err(|reason| WsdlError::Load {
+                location: location.to_string(),
+                reason,
+            })
+    }
+
+    fn document(
+        &mut self,
+        location: &Location,
+        root: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<(), WsdlError> {
+        let Some(text) = self.load(location, loader)? else {
+            return Ok(());
+        };
+        let document = location.to_string();
+        let parsed = parse(&text, &document)?;
+        let top = parsed.root_element();
+        if top.tag_name().namespace() == Some(XSD) && top.tag_name().name() == "schema" {
+            return self.schema(top, location, root, loader);
+        }
+        if top.tag_name().namespace() != Some(WSDL) || top.tag_name().name() != "definitions" {
+            return Err(WsdlError::Malformed {
+                what: format!(
+                    "the root element is {:?}, not WSDL 1.1's definitions (WSDL 2.0 is not read)",
+                    top.tag_name().name()
+                ),
+                document,
+                line: 1,
+            });
+        }
+        let target = top
+            .attribute("targetNamespace")
+            .unwrap_or_default()
+            .to_owned();
+        for node in top.children().filter(|node| node.is_element()) {
+            let tag = node.tag_name();
+            if tag.namespace() != Some(WSDL) {
+                continue;
+            }
+            let name = || QName::new(&target, node.attribute("name").unwrap_or_default());
+            match tag.name() {
+                "import" => {
+                    if let Some(reference) = node.attribute("location") {
+                        let imported = location.join(reference, root)?;
+                        self.document(&imported, root, loader)?;
+                    }
+                }
+                "types" => {
+                    for schema in node
+                        .children()
+                        .filter(|n| n.is_element() && n.tag_name().namespace() == Some(XSD))
+                    {
+                        self.schema(schema, location, root, loader)?;
+                    }
+                }
+                "message" => {
+                    let parts = node
+                        .children()
+                        .filter(|n| n.is_element() && n.tag_name().name() == "part")
+                        .map(|part| self.part(part, &document))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    self.messages.insert(name(), parts);
+                }
+                "portType" => {
+                    let mut operations = HashMap::new();
+                    for operation in node
+                        .children()
+                        .filter(|n| n.is_element() && n.tag_name().name() == "operation")
+                    {
+                        let message = |which: &str| -> Result<Option<QName>, WsdlError> {
+                            let Some(io) = operation
+                                .children()
+                                .find(|n| n.is_element() && n.tag_name().name() == which)
+                            else {
+                                return Ok(None);
+                            };
+                            let text = io.attribute("message").unwrap_or_default();
+                            resolve(io, text).map(Some).ok_or_else(|| {
+                                malformed(io, &document, &format!("message {text:?}"))
+                            })
+                        };
+                        let Some(input) = message("input")? else {
+                            continue;
+                        };
+                        let op_name = operation.attribute("name").unwrap_or_default().to_owned();
+                        operations.insert(op_name, (input, message("output")?));
+                    }
+                    self.port_types.insert(name(), operations);
+                }
+                "binding" => {
+                    if let Some(binding) = RawBinding::read(node, name(), &document)? {
+                        self.raw_bindings.push(binding);
+                    }
+                }
+                "service" => {
+                    for port in node
+                        .children()
+                        .filter(|n| n.is_element() && n.tag_name().name() == "port")
+                    {
+                        let Some(binding) =
+                            port.attribute("binding").and_then(|b| resolve(port, b))
+                        else {
+                            continue;
+                        };
+                        let addresses = port
+                            .children()
+                            .filter(|n| n.is_element() && n.tag_name().name() == "address")
+                            .filter_map(|address| address.attribute("location").map(str::to_owned));
+                        self.ports.entry(binding).or_default().extend(addresses);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn schema(
+        &mut self,
+        schema: Node<'_, '_>,
+        location: &Location,
+        root: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<(), WsdlError> {
+        let document = location.to_string();
+        self.schemas.read(schema, &document)?;
+        for import in schema
+            .children()
+            .filter(|n| n.is_element() && matches!(n.tag_name().name(), "import" | "include"))
+        {
+            let Some(reference) = import.attribute("schemaLocation") else {
+                // An import of a namespace declared elsewhere in the WSDL.
+                continue;
+            };
+            let imported = location.join(reference, root)?;
+            self.document(&imported, root, loader)?;
+        }
+        Ok(())
+    }
+
+    fn part(&self, part: Node<'_, '_>, document: &str) -> Result<Part, WsdlError> {
+        let name = part.attribute("name").unwrap_or_default().to_owned();
+        if let Some(element) = part.attribute("element") {
+            let element = resolve(part, element)
+                .ok_or_else(|| malformed(part, document, "a part's element"))?;
+            return Ok(Part::Element { element });
+        }
+        if let Some(ty) = part.attribute("type") {
+            let ty = resolve(part, ty).ok_or_else(|| malformed(part, document, "a part's type"))?;
+            return Ok(Part::Type { name, ty });
+        }
+        Err(malformed(
+            part,
+            document,
+            "a part with neither element nor type",
+        ))
+    }
+}
+
+impl Definitions {
+    /// Each SOAP binding joined to its port type's messages.
+    fn bindings(&self) -> Result<Vec<Binding>, WsdlError> {
+        let mut bindings = Vec::new();
+        for raw in &self.raw_bindings {
+            let port_type =
+                self.port_types
+                    .get(&raw.port_type)
+                    .ok_or_else(|| WsdlError::Missing {
+                        what: format!("port type {} of binding {}", raw.port_type, raw.name.local),
+                    })?;
+            let mut operations = Vec::new();
+            for op in &raw.operations {
+                let (input, output) =
+                    port_type.get(&op.name).ok_or_else(|| WsdlError::Missing {
+                        what: format!("operation {} in port type {}", op.name, raw.port_type),
+                    })?;
+                let parts = |message: &QName| {
+                    self.messages
+                        .get(message)
+                        .cloned()
+                        .ok_or_else(|| WsdlError::Missing {
+                            what: format!("message {message}"),
+                        })
+                };
+                operations.push(BoundOperation {
+                    name: op.name.clone(),
+                    action: op.action.clone(),
+                    rpc: op.rpc,
+                    namespace: op.namespace.clone(),
+                    input: parts(input)?,
+                    output: output.as_ref().map(parts).transpose()?,
+                });
+            }
+            bindings.push(Binding {
+                name: raw.name.local.clone(),
+                version: raw.version,
+                operations,
+                addresses: self.ports.get(&raw.name).cloned().unwrap_or_default(),
+            });
+        }
+        if bindings.is_empty() {
+            return Err(WsdlError::Missing {
+                what: "SOAP 1.1 or 1.2 binding (soap:binding or soap12:binding)".to_owned(),
+            });
+        }
+        Ok(bindings)
+    }
+}
+
+/// A SOAP binding as its element says, before its port type is joined.
+#[derive(Debug)]
+struct RawBinding {
+    name: QName,
+    port_type: QName,
+    version: SoapVersion,
+    operations: Vec<RawOperation>,
+}
+
+#[derive(Debug)]
+struct RawOperation {
+    name: String,
+    action: String,
+    rpc: bool,
+    namespace: String,
+}
+
+impl RawBinding {
+    /// A `wsdl:binding`: `None` when it is not SOAP's (an HTTP binding); an error for what a
+    /// SOAP binding may say that is not supported (SOAP encoding, headers).
+    fn read(
+        node: Node<'_, '_>,
+        name: QName,
+        document: &str,
+    ) -> Result<Option<RawBinding>, WsdlError> {
+        let is = |n: &Node<'_, '_>, local: &str| n.is_element() && n.tag_name().name() == local;
+        let Some(soap) = node.children().find(|n| is(n, "binding")) else {
+            return Ok(None);
+        };
+        let version = match soap.tag_name().namespace() {
+            Some(SOAP11_BINDING) => SoapVersion::Soap11,
+            Some(SOAP12_BINDING) => SoapVersion::Soap12,
+            _ => return Ok(None),
+        };
+        let port_type = node
+            .attribute("type")
+            .and_then(|ty| resolve(node, ty))
+            .ok_or_else(|| malformed(node, document, "the binding's type"))?;
+        let style = soap.attribute("style").unwrap_or("document");
+        let unsupported = |n: Node<'_, '_>, construct: String| WsdlError::Unsupported {
+            construct,
+            document: document.to_owned(),
+            line: line_of(n),
+        };
+        let mut operations = Vec::new();
+        for operation in node.children().filter(|n| is(n, "operation")) {
+            let op_name = operation.attribute("name").unwrap_or_default().to_owned();
+            let soap_op = operation.children().find(|n| is(n, "operation"));
+            let action = soap_op
+                .and_then(|n| n.attribute("soapAction"))
+                .unwrap_or_default()
+                .to_owned();
+            let rpc = soap_op.and_then(|n| n.attribute("style")).unwrap_or(style) == "rpc";
+            let mut namespace = String::new();
+            for io in operation
+                .children()
+                .filter(|n| is(n, "input") || is(n, "output"))
+            {
+                for ext in io.children().filter(|n| n.is_element()) {
+                    match ext.tag_name().name() {
+                        "body" => {
+                            if ext.attribute("use") == Some("encoded") {
+                                return Err(unsupported(
+                                    ext,
+                                    format!(
+                                        "SOAP encoding (use=\"encoded\") in operation {op_name}"
+                                    ),
+                                ));
+                            }
+                            if ext.attribute("parts").is_some() {
+                                return Err(unsupported(
+                                    ext,
+                                    format!(
+                                        "soap:body parts= (a body of some of the parts) in operation {op_name}"
+                                    ),
+                                ));
+                            }
+                            if is(&io, "input") {
+                                namespace =
+                                    ext.attribute("namespace").unwrap_or_default().to_owned();
+                            }
+                        }
+                        "header" if is(&io, "input") => {
+                            return Err(unsupported(
+                                ext,
+                                format!("soap:header in operation {op_name}'s input"),
+                            ));
+                        }
+                        "multipartRelated" => {
+                            return Err(unsupported(
+                                ext,
+                                format!("MIME attachments in operation {op_name}"),
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            operations.push(RawOperation {
+                name: op_name,
+                action,
+                rpc,
+                namespace,
+            });
+        }
+        Ok(Some(RawBinding {
+            name,
+            port_type,
+            version,
+            operations,
+        }))
+    }
+}
+
+fn parse<'a>(text: &'a str, document: &str) -> Result<Document<'a>, WsdlError> {
+    Document::parse(text).map_err(|error| WsdlError::Malformed {
+        what: format!("not well-formed XML: {error}"),
+        document: document.to_owned(),
+        line: error.pos().row,
+    })
+}
+
+fn malformed(node: Node<'_, '_>, document: &str, what: &str) -> WsdlError {
+    WsdlError::Malformed {
+        what: format!("{what} names an undeclared prefix or nothing"),
+        document: document.to_owned(),
+        line: line_of(node),
+    }
+}

@@ -1,0 +1,127 @@
+//! Test cases from a WSDL 1.1: for each operation of each SOAP binding, a request body with
+//! sample values valid against the operation's schema, and the manifest entry `loadgen suite`
+//! runs it by (content type and SOAPAction as the binding says; checks for status 200, the
+//! response element, and no Fault). SOAP 1.1 and 1.2 bindings, document/literal and
+//! rpc/literal; what it does not read is an error naming the construct and where it is.
+//!
+//! The crate reads no files and opens no sockets: the caller's [`Loader`] fetches each
+//! document (`loadgen suite cases` reads files and fetches URLs).
+//!
+//! # Map
+//! - [`location`]: where a document is, and which imports may be followed (those within it).
+//! - `definitions`: the WSDL's messages, port types, SOAP bindings and services, with its imports.
+//! - `schema`: the XML Schema model of its types.
+//! - `sample`: an instance of an element, valid against the schema.
+//! - `case`: the envelope, the headers and the manifest entry of each operation.
+
+mod case;
+mod definitions;
+pub mod location;
+mod sample;
+mod schema;
+
+pub use case::{Case, manifest};
+pub use definitions::SoapVersion;
+pub use location::Location;
+
+/// Fetches the text of a document: the WSDL, and each document it imports.
+pub trait Loader {
+    /// The document at `location`, or why it could not be read.
+    fn load(&mut self, location: &Location) -> Result<String, String>;
+}
+
+/// What to generate.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How many items a repeated element gets, and how deep a recursive type goes.
+    pub size: u32,
+    /// Only the binding of this name (all SOAP bindings when `None`).
+    pub binding: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            size: 3,
+            binding: None,
+        }
+    }
+}
+
+/// The cases of every operation, and what was passed over.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub cases: Vec<Case>,
+    /// Operations with no case, and why (one-way operations: no answer to check).
+    pub skipped: Vec<String>,
+    /// The addresses the WSDL's services give, by binding.
+    pub addresses: Vec<(String, String)>,
+}
+
+/// Why a WSDL gave no cases.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WsdlError {
+    #[error("cannot read {location}: {reason}")]
+    Load { location: String, reason: String },
+    #[error("{document}:{line}: {what}")]
+    Malformed {
+        what: String,
+        document: String,
+        line: u32,
+    },
+    #[error("{}not supported: {construct}", at(document, *line))]
+    Unsupported {
+        construct: String,
+        document: String,
+        line: u32,
+    },
+    #[error("the WSDL has no {what}")]
+    Missing { what: String },
+    #[error(
+        "{reference} is outside {root}: only relative references within the WSDL's location are followed"
+    )]
+    Outside { reference: String, root: String },
+    #[error(
+        "a request would pass {limit_mb} MB at --size {size} (repeated elements nest): lower the size"
+    )]
+    TooLarge { limit_mb: usize, size: u32 },
+    #[error("no SOAP binding named {name:?} (the WSDL has {known})")]
+    NoBinding { name: String, known: String },
+}
+
+fn at(document: &str, line: u32) -> String {
+    if document.is_empty() {
+        String::new()
+    } else {
+        format!("{document}:{line}: ")
+    }
+}
+
+/// Reads the WSDL at `location` (and what it imports, through `loader`) and writes a case for
+/// each operation of each SOAP binding.
+pub fn generate(
+    location: &Location,
+    loader: &mut dyn Loader,
+    options: &Options,
+) -> Result<Generated, WsdlError> {
+    let (definitions, bindings) = definitions::Definitions::read(location, loader)?;
+    let bindings: Vec<_> = match &options.binding {
+        Some(name) => {
+            let chosen: Vec<_> = bindings
+                .iter()
+                .filter(|b| &b.name == name)
+                .cloned()
+                .collect();
+            if chosen.is_empty() {
+                let known: Vec<&str> = bindings.iter().map(|b| b.name.as_str()).collect();
+                return Err(WsdlError::NoBinding {
+                    name: name.clone(),
+                    known: known.join(", "),
+                });
+            }
+            chosen
+        }
+        None => bindings,
+    };
+    case::cases(&definitions.schemas, &bindings, options)
+}

@@ -1,0 +1,428 @@
+//! An instance of an element, valid against its schema: every required element and attribute,
+//! optional ones once, repeated ones `size` times (within their bounds), the first branch of a
+//! choice, an enumeration's first value, and values that count up (1, 2, 3, ...) so that the
+//! items of an array differ. A type that contains itself (a linked list, a tree) is followed
+//! once per level, `size` levels deep. Namespaces are written as default namespaces
+//! (`xmlns="..."`, `xmlns=""` for an unqualified child), so no prefix is needed.
+
+use crate::WsdlError;
+use crate::schema::{
+    Complex, Element, Group, Occurs, Particle, QName, Schemas, Simple, Term, Type, TypeRef, XSD,
+};
+
+/// Writes instances of a schema's elements.
+pub(crate) struct Sampler<'a> {
+    schemas: &'a Schemas,
+    size: u32,
+    /// The named types being written, outermost first: a type found here again is recursion.
+    stack: Vec<QName>,
+    counter: u64,
+}
+
+/// How deep a document may nest before the sampler gives up (a schema whose recursion is
+/// required at every level has no finite instance).
+const MAX_DEPTH: usize = 256;
+
+/// The largest body written: arrays nested in arrays grow as `size` to the power of their depth.
+pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+impl<'a> Sampler<'a> {
+    pub(crate) fn new(schemas: &'a Schemas, size: u32) -> Sampler<'a> {
+        Sampler {
+            schemas,
+            size: size.max(1),
+            stack: Vec::new(),
+            counter: 0,
+        }
+    }
+
+    /// The global element `name`, written into `out` inside the default namespace `ns`.
+    pub(crate) fn global(
+        &mut self,
+        name: &QName,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        let element = self
+            .schemas
+            .elements
+            .get(name)
+            .ok_or_else(|| WsdlError::Missing {
+                what: format!("element {name}"),
+            })?
+            .clone();
+        self.element(&element, ns, out)
+    }
+
+    /// An element named `name` (its namespace as given) whose content is of type `ty`: an rpc
+    /// part.
+    pub(crate) fn typed(
+        &mut self,
+        name: &QName,
+        ty: &QName,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        let element = Element {
+            name: name.clone(),
+            ty: TypeRef::Named(ty.clone()),
+        };
+        self.element(&element, ns, out)
+    }
+
+    fn element(&mut self, element: &Element, ns: &str, out: &mut String) -> Result<(), WsdlError> {
+        if self.stack.len() > MAX_DEPTH {
+            return Err(WsdlError::Unsupported {
+                construct: format!(
+                    "element {} nests without end (a required recursion)",
+                    element.name
+                ),
+                document: String::new(),
+                line: 0,
+            });
+        }
+        if out.len() > MAX_BYTES {
+            return Err(WsdlError::TooLarge {
+                limit_mb: MAX_BYTES >> 20,
+                size: self.size,
+            });
+        }
+        if let TypeRef::Element(target) = &element.ty {
+            return self.global(&target.clone(), ns, out);
+        }
+        out.push('<');
+        out.push_str(&element.name.local);
+        if element.name.ns != ns {
+            out.push_str(" xmlns=\"");
+            escape(&element.name.ns, out);
+            out.push('"');
+        }
+        let inner_ns = element.name.ns.clone();
+        match &element.ty {
+            TypeRef::Named(name) if name.ns == XSD => {
+                out.push('>');
+                let value = self.builtin(&name.local)?;
+                escape(&value, out);
+            }
+            TypeRef::Named(name) => {
+                let ty = self
+                    .schemas
+                    .types
+                    .get(name)
+                    .ok_or_else(|| WsdlError::Missing {
+                        what: format!("type {name}"),
+                    })?
+                    .clone();
+                self.stack.push(name.clone());
+                let written = self.content(&ty, &inner_ns, out);
+                self.stack.pop();
+                written?;
+            }
+            TypeRef::Anonymous(ty) => self.content(ty, &inner_ns, out)?,
+            // Followed before the start tag.
+            TypeRef::Element(_) => {}
+        }
+        out.push_str("</");
+        out.push_str(&element.name.local);
+        out.push('>');
+        Ok(())
+    }
+
+    /// The rest of a start tag (attributes, `>`), then the content of a type.
+    fn content(&mut self, ty: &Type, ns: &str, out: &mut String) -> Result<(), WsdlError> {
+        match ty {
+            Type::Simple(simple) => {
+                out.push('>');
+                let value = self.simple(simple)?;
+                escape(&value, out);
+            }
+            Type::Complex(complex) => {
+                let mut attributes = Vec::new();
+                self.collect_attributes(complex, &mut attributes)?;
+                for (name, ty) in attributes {
+                    let value = self.value_of(&ty)?;
+                    out.push(' ');
+                    out.push_str(&name);
+                    out.push_str("=\"");
+                    escape(&value, out);
+                    out.push('"');
+                }
+                out.push('>');
+                self.complex_content(complex, ns, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A complex type's required attributes, its bases' first.
+    fn collect_attributes(
+        &self,
+        complex: &Complex,
+        into: &mut Vec<(String, QName)>,
+    ) -> Result<(), WsdlError> {
+        if let Some(base) = &complex.extends
+            && let Some(Type::Complex(base)) = self.schemas.types.get(base)
+        {
+            self.collect_attributes(base, into)?;
+        }
+        into.extend(complex.attributes.iter().cloned());
+        Ok(())
+    }
+
+    fn complex_content(
+        &mut self,
+        complex: &Complex,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        if let Some(base) = &complex.extends {
+            if base.ns == XSD {
+                // An extension of anyType adds to nothing.
+            } else {
+                let base_type = self
+                    .schemas
+                    .types
+                    .get(base)
+                    .ok_or_else(|| WsdlError::Missing {
+                        what: format!("type {base}"),
+                    })?
+                    .clone();
+                match base_type {
+                    Type::Complex(base_complex) => self.complex_content(&base_complex, ns, out)?,
+                    Type::Simple(simple) => {
+                        let value = self.simple(&simple)?;
+                        escape(&value, out);
+                    }
+                }
+            }
+        }
+        if let Some(text) = &complex.text {
+            let value = self.value_of(text)?;
+            escape(&value, out);
+        }
+        if let Some(particle) = &complex.particle {
+            self.particle(particle, ns, out)?;
+        }
+        Ok(())
+    }
+
+    fn particle(
+        &mut self,
+        particle: &Particle,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        let times = self.times(particle.occurs, false);
+        for _ in 0..times {
+            match particle.kind {
+                Group::Sequence | Group::All => {
+                    for (term, occurs) in &particle.items {
+                        self.term(term, *occurs, ns, out)?;
+                    }
+                }
+                Group::Choice => {
+                    // The first branch that does not recurse, else the first.
+                    let chosen = particle
+                        .items
+                        .iter()
+                        .find(|(term, _)| !self.recurses(term))
+                        .or(particle.items.first());
+                    if let Some((term, occurs)) = chosen {
+                        let occurs = Occurs {
+                            min: occurs.min.max(1),
+                            ..*occurs
+                        };
+                        self.term(term, occurs, ns, out)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn term(
+        &mut self,
+        term: &Term,
+        occurs: Occurs,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        let recursive = self.recurses(term);
+        let times = self.times(occurs, recursive);
+        match term {
+            Term::Element(element) => {
+                for _ in 0..times {
+                    self.element(element, ns, out)?;
+                }
+            }
+            Term::Group(particle) => {
+                for _ in 0..times {
+                    self.particle(particle, ns, out)?;
+                }
+            }
+            Term::Any if occurs.min == 0 => {}
+            Term::Any => {
+                return Err(WsdlError::Unsupported {
+                    construct: "a required xsd:any".to_owned(),
+                    document: String::new(),
+                    line: 0,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// How many times to write an item: once if optional, `size` times if repeated (within its
+    /// bounds); a recursive one once per level while fewer than `size` levels are open, and
+    /// then only as often as it must.
+    fn times(&self, occurs: Occurs, recursive: bool) -> u32 {
+        if recursive {
+            let depth = self
+                .stack
+                .iter()
+                .filter(|ty| Some(*ty) == self.stack.last())
+                .count();
+            let wanted = u32::from((depth as u32) < self.size);
+            return wanted.max(occurs.min).min(occurs.max.unwrap_or(u32::MAX));
+        }
+        let wanted = match occurs.max {
+            Some(1) => 1,
+            Some(max) => self.size.min(max),
+            None => self.size,
+        };
+        wanted.max(occurs.min)
+    }
+
+    /// Whether writing `term` would write a named type already being written.
+    fn recurses(&self, term: &Term) -> bool {
+        match term {
+            Term::Element(element) => match &element.ty {
+                TypeRef::Named(name) => self.stack.contains(name),
+                TypeRef::Element(global) => self
+                    .schemas
+                    .elements
+                    .get(global)
+                    .is_some_and(|element| matches!(&element.ty, TypeRef::Named(name) if self.stack.contains(name))),
+                TypeRef::Anonymous(_) => false,
+            },
+            Term::Group(particle) => particle.items.iter().any(|(term, _)| self.recurses(term)),
+            Term::Any => false,
+        }
+    }
+
+    /// The text of a value of the named type (built in or simple).
+    fn value_of(&mut self, ty: &QName) -> Result<String, WsdlError> {
+        if ty.ns == XSD {
+            return self.builtin(&ty.local);
+        }
+        match self.schemas.types.get(ty).cloned() {
+            Some(Type::Simple(simple)) => self.simple(&simple),
+            Some(Type::Complex(_)) => Err(WsdlError::Unsupported {
+                construct: format!("complex type {ty} as text"),
+                document: String::new(),
+                line: 0,
+            }),
+            None => Err(WsdlError::Missing {
+                what: format!("type {ty}"),
+            }),
+        }
+    }
+
+    fn simple(&mut self, simple: &Simple) -> Result<String, WsdlError> {
+        match simple {
+            Simple::Restriction {
+                base,
+                enumeration,
+                min,
+                max,
+                min_length,
+                max_length,
+            } => {
+                if let Some(first) = enumeration.first() {
+                    return Ok(first.clone());
+                }
+                if let Some(min) = min {
+                    return Ok(min.clone());
+                }
+                let mut value = self.value_of(base)?;
+                if let Some(max) = max
+                    && let (Ok(have), Ok(limit)) = (value.parse::<f64>(), max.parse::<f64>())
+                    && have > limit
+                {
+                    value = max.clone();
+                }
+                if let Some(min_length) = *min_length {
+                    while value.chars().count() < min_length {
+                        value.push('x');
+                    }
+                }
+                if let Some(max_length) = *max_length {
+                    value = value.chars().take(max_length).collect();
+                }
+                Ok(value)
+            }
+            Simple::List(member) | Simple::Union(member) => match member {
+                TypeRef::Named(name) => self.value_of(name),
+                TypeRef::Anonymous(ty) => match ty.as_ref() {
+                    Type::Simple(simple) => self.simple(simple),
+                    Type::Complex(_) => Ok(String::new()),
+                },
+                TypeRef::Element(_) => Ok(String::new()),
+            },
+        }
+    }
+
+    /// A value of a built-in type: numbers count up, so the items of an array differ.
+    fn builtin(&mut self, local: &str) -> Result<String, WsdlError> {
+        self.counter += 1;
+        let n = self.counter;
+        Ok(match local {
+            "string" | "normalizedString" | "token" | "anyType" | "anySimpleType" => {
+                format!("sample {n}")
+            }
+            "Name" | "NCName" | "ID" | "IDREF" | "ENTITY" | "NMTOKEN" => format!("sample{n}"),
+            "IDREFS" | "ENTITIES" | "NMTOKENS" => format!("sample{n}"),
+            "language" => "en".to_owned(),
+            "anyURI" => format!("http://example.com/{n}"),
+            "int" | "integer" | "long" | "short" | "nonNegativeInteger" | "positiveInteger"
+            | "unsignedInt" | "unsignedLong" | "unsignedShort" => n.to_string(),
+            "byte" | "unsignedByte" => (n % 100 + 1).to_string(),
+            "negativeInteger" => format!("-{n}"),
+            "nonPositiveInteger" => "0".to_owned(),
+            "decimal" => format!("{n}.5"),
+            "float" | "double" => format!("{n}.5"),
+            "boolean" => "true".to_owned(),
+            "dateTime" => "2026-01-01T12:00:00Z".to_owned(),
+            "date" => "2026-01-01".to_owned(),
+            "time" => "12:00:00".to_owned(),
+            "duration" => "PT1S".to_owned(),
+            "gYear" => "2026".to_owned(),
+            "gYearMonth" => "2026-01".to_owned(),
+            "gMonth" => "--01".to_owned(),
+            "gMonthDay" => "--01-01".to_owned(),
+            "gDay" => "---01".to_owned(),
+            "base64Binary" => "d3N0ZXN0".to_owned(),
+            "hexBinary" => "0A0B".to_owned(),
+            other => {
+                return Err(WsdlError::Unsupported {
+                    construct: format!("the built-in type xsd:{other}"),
+                    document: String::new(),
+                    line: 0,
+                });
+            }
+        })
+    }
+}
+
+/// `text` escaped for XML content and attribute values in double quotes.
+pub(crate) fn escape(text: &str, out: &mut String) {
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            other => out.push(other),
+        }
+    }
+}

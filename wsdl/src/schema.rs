@@ -1,0 +1,445 @@
+//! The part of XML Schema 1.0 that WSDLs' types use, read into a model the sample writer walks:
+//! global elements, named and anonymous complex types (sequence, choice, all, nested groups,
+//! complexContent extension and restriction, simpleContent, attributes), simple types
+//! (restrictions with enumerations and bounds, lists, unions), element references and
+//! `elementFormDefault`. What it does not read (`xsd:group` references, attribute groups,
+//! substitution groups, patterns without an enumeration) is an error naming the construct.
+
+use std::collections::HashMap;
+
+use roxmltree::Node;
+
+use crate::WsdlError;
+
+pub(crate) const XSD: &str = "http://www.w3.org/2001/XMLSchema";
+
+/// A namespace and a local name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct QName {
+    pub(crate) ns: String,
+    pub(crate) local: String,
+}
+
+impl QName {
+    pub(crate) fn new(ns: &str, local: &str) -> QName {
+        QName {
+            ns: ns.to_owned(),
+            local: local.to_owned(),
+        }
+    }
+}
+
+impl std::fmt::Display for QName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.ns.is_empty() {
+            f.write_str(&self.local)
+        } else {
+            write!(f, "{{{}}}{}", self.ns, self.local)
+        }
+    }
+}
+
+/// How many times an item may occur; `max` is `None` for `unbounded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Occurs {
+    pub(crate) min: u32,
+    pub(crate) max: Option<u32>,
+}
+
+/// An element declaration, global or local.
+#[derive(Debug, Clone)]
+pub(crate) struct Element {
+    /// Its name, with the namespace it has in an instance (empty when unqualified).
+    pub(crate) name: QName,
+    pub(crate) ty: TypeRef,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum TypeRef {
+    Named(QName),
+    Anonymous(Box<Type>),
+    /// `ref=`: a global element.
+    Element(QName),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Type {
+    Simple(Simple),
+    Complex(Complex),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Simple {
+    /// A restriction of `base` (a built-in type or another simple type).
+    Restriction {
+        base: QName,
+        enumeration: Vec<String>,
+        min: Option<String>,
+        max: Option<String>,
+        min_length: Option<usize>,
+        max_length: Option<usize>,
+    },
+    List(TypeRef),
+    /// The first member type is the one sampled.
+    Union(TypeRef),
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Complex {
+    /// complexContent's extension base: its content comes first.
+    pub(crate) extends: Option<QName>,
+    pub(crate) particle: Option<Particle>,
+    /// simpleContent: the text's type.
+    pub(crate) text: Option<QName>,
+    /// Required attributes: name and type.
+    pub(crate) attributes: Vec<(String, QName)>,
+}
+
+/// A model group and how often it occurs.
+#[derive(Debug, Clone)]
+pub(crate) struct Particle {
+    pub(crate) kind: Group,
+    pub(crate) items: Vec<(Term, Occurs)>,
+    pub(crate) occurs: Occurs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Group {
+    Sequence,
+    Choice,
+    All,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum Term {
+    Element(Element),
+    Group(Particle),
+    Any,
+}
+
+/// Every schema of a WSDL and what it imports and includes, merged.
+#[derive(Debug, Default)]
+pub(crate) struct Schemas {
+    pub(crate) elements: HashMap<QName, Element>,
+    pub(crate) types: HashMap<QName, Type>,
+}
+
+impl Schemas {
+    /// Reads one `xsd:schema` element (its imports and includes are the caller's).
+    pub(crate) fn read(&mut self, schema: Node<'_, '_>, document: &str) -> Result<(), WsdlError> {
+        let target = schema.attribute("targetNamespace").unwrap_or_default();
+        let reader = Reader {
+            target,
+            qualified: schema.attribute("elementFormDefault") == Some("qualified"),
+            document,
+        };
+        for child in schema.children().filter(is_xsd) {
+            let name = || -> Result<QName, WsdlError> {
+                let local = child
+                    .attribute("name")
+                    .ok_or_else(|| reader.error(child, "a global declaration without a name"))?;
+                Ok(QName::new(target, local))
+            };
+            match child.tag_name().name() {
+                "element" => {
+                    let element = reader.element(child, true)?;
+                    self.elements.insert(element.name.clone(), element);
+                }
+                "complexType" => {
+                    let ty = Type::Complex(reader.complex(child)?);
+                    self.types.insert(name()?, ty);
+                }
+                "simpleType" => {
+                    let ty = Type::Simple(reader.simple(child)?);
+                    self.types.insert(name()?, ty);
+                }
+                "import" | "include" | "annotation" | "attribute" | "attributeGroup" => {}
+                other => return Err(reader.error(child, &format!("xsd:{other}"))),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn is_xsd(node: &Node<'_, '_>) -> bool {
+    node.is_element() && node.tag_name().namespace() == Some(XSD)
+}
+
+/// What a schema's declarations are read with.
+struct Reader<'a> {
+    target: &'a str,
+    qualified: bool,
+    document: &'a str,
+}
+
+impl Reader<'_> {
+    fn error(&self, node: Node<'_, '_>, construct: &str) -> WsdlError {
+        WsdlError::Unsupported {
+            construct: construct.to_owned(),
+            document: self.document.to_owned(),
+            line: line_of(node),
+        }
+    }
+
+    /// `type="tns:Foo"`: the prefix resolved against the declarations in scope.
+    fn qname(&self, node: Node<'_, '_>, text: &str) -> Result<QName, WsdlError> {
+        resolve(node, text).ok_or_else(|| WsdlError::Malformed {
+            what: format!("the prefix of {text:?} is not declared"),
+            document: self.document.to_owned(),
+            line: line_of(node),
+        })
+    }
+
+    fn element(&self, node: Node<'_, '_>, global: bool) -> Result<Element, WsdlError> {
+        if let Some(reference) = node.attribute("ref") {
+            let target = self.qname(node, reference)?;
+            return Ok(Element {
+                name: target.clone(),
+                ty: TypeRef::Element(target),
+            });
+        }
+        if node.attribute("substitutionGroup").is_some() {
+            return Err(self.error(node, "xsd:element substitutionGroup"));
+        }
+        let local = node
+            .attribute("name")
+            .ok_or_else(|| self.error(node, "an xsd:element with neither name nor ref"))?;
+        let qualified = global
+            || match node.attribute("form") {
+                Some(form) => form == "qualified",
+                None => self.qualified,
+            };
+        let ns = if qualified { self.target } else { "" };
+        let ty = if let Some(ty) = node.attribute("type") {
+            TypeRef::Named(self.qname(node, ty)?)
+        } else if let Some(complex) = child(node, "complexType") {
+            TypeRef::Anonymous(Box::new(Type::Complex(self.complex(complex)?)))
+        } else if let Some(simple) = child(node, "simpleType") {
+            TypeRef::Anonymous(Box::new(Type::Simple(self.simple(simple)?)))
+        } else {
+            // No type: xsd:anyType, sampled as text.
+            TypeRef::Named(QName::new(XSD, "string"))
+        };
+        Ok(Element {
+            name: QName::new(ns, local),
+            ty,
+        })
+    }
+
+    fn complex(&self, node: Node<'_, '_>) -> Result<Complex, WsdlError> {
+        let mut complex = Complex::default();
+        for part in node.children().filter(is_xsd) {
+            match part.tag_name().name() {
+                "sequence" | "choice" | "all" => complex.particle = Some(self.particle(part)?),
+                "attribute" => self.attribute(part, &mut complex)?,
+                "complexContent" => {
+                    let Some(derivation) = part.children().find(is_xsd) else {
+                        continue;
+                    };
+                    let base = derivation
+                        .attribute("base")
+                        .ok_or_else(|| self.error(derivation, "a derivation without a base"))?;
+                    let base = self.qname(derivation, base)?;
+                    if base == QName::new("http://schemas.xmlsoap.org/soap/encoding/", "Array") {
+                        return Err(self.error(derivation, "a SOAP-encoded array (soapenc:Array)"));
+                    }
+                    match derivation.tag_name().name() {
+                        // The extension's content follows the base's.
+                        "extension" => complex.extends = Some(base),
+                        // A restriction restates the content it keeps.
+                        "restriction" => {}
+                        other => return Err(self.error(derivation, &format!("xsd:{other}"))),
+                    }
+                    for inner in derivation.children().filter(is_xsd) {
+                        match inner.tag_name().name() {
+                            "sequence" | "choice" | "all" => {
+                                complex.particle = Some(self.particle(inner)?);
+                            }
+                            "attribute" => self.attribute(inner, &mut complex)?,
+                            "annotation" | "anyAttribute" => {}
+                            other => return Err(self.error(inner, &format!("xsd:{other}"))),
+                        }
+                    }
+                }
+                "simpleContent" => {
+                    let Some(derivation) = part.children().find(is_xsd) else {
+                        continue;
+                    };
+                    let base = derivation
+                        .attribute("base")
+                        .ok_or_else(|| self.error(derivation, "a derivation without a base"))?;
+                    complex.text = Some(self.qname(derivation, base)?);
+                    for attribute in derivation.children().filter(is_xsd) {
+                        if attribute.tag_name().name() == "attribute" {
+                            self.attribute(attribute, &mut complex)?;
+                        }
+                    }
+                }
+                "group" => return Err(self.error(part, "xsd:group")),
+                "attributeGroup" => return Err(self.error(part, "xsd:attributeGroup")),
+                "annotation" | "anyAttribute" => {}
+                other => return Err(self.error(part, &format!("xsd:{other}"))),
+            }
+        }
+        Ok(complex)
+    }
+
+    fn attribute(&self, node: Node<'_, '_>, complex: &mut Complex) -> Result<(), WsdlError> {
+        if node.attribute("use") != Some("required") {
+            return Ok(());
+        }
+        let name = node
+            .attribute("name")
+            .ok_or_else(|| self.error(node, "a required xsd:attribute by ref"))?;
+        let ty = match node.attribute("type") {
+            Some(ty) => self.qname(node, ty)?,
+            None => QName::new(XSD, "string"),
+        };
+        complex.attributes.push((name.to_owned(), ty));
+        Ok(())
+    }
+
+    fn particle(&self, node: Node<'_, '_>) -> Result<Particle, WsdlError> {
+        let kind = match node.tag_name().name() {
+            "sequence" => Group::Sequence,
+            "choice" => Group::Choice,
+            _ => Group::All,
+        };
+        let mut items = Vec::new();
+        for item in node.children().filter(is_xsd) {
+            let term = match item.tag_name().name() {
+                "element" => Term::Element(self.element(item, false)?),
+                "sequence" | "choice" | "all" => Term::Group(self.particle(item)?),
+                "any" => Term::Any,
+                "annotation" => continue,
+                "group" => return Err(self.error(item, "xsd:group")),
+                other => return Err(self.error(item, &format!("xsd:{other}"))),
+            };
+            items.push((term, self.occurs(item)?));
+        }
+        Ok(Particle {
+            kind,
+            items,
+            occurs: self.occurs(node)?,
+        })
+    }
+
+    fn occurs(&self, node: Node<'_, '_>) -> Result<Occurs, WsdlError> {
+        let number = |text: &str| {
+            text.trim()
+                .parse::<u32>()
+                .map_err(|_| WsdlError::Malformed {
+                    what: format!("occurrence {text:?} is not a number"),
+                    document: self.document.to_owned(),
+                    line: line_of(node),
+                })
+        };
+        let min = node.attribute("minOccurs").map_or(Ok(1), number)?;
+        let max = match node.attribute("maxOccurs") {
+            Some("unbounded") => None,
+            Some(text) => Some(number(text)?),
+            None => Some(1),
+        };
+        Ok(Occurs { min, max })
+    }
+
+    fn simple(&self, node: Node<'_, '_>) -> Result<Simple, WsdlError> {
+        let Some(derivation) = node.children().find(is_xsd) else {
+            return Err(self.error(node, "an empty xsd:simpleType"));
+        };
+        match derivation.tag_name().name() {
+            "restriction" => {
+                let base = match derivation.attribute("base") {
+                    Some(base) => self.qname(derivation, base)?,
+                    None => {
+                        return Err(self.error(derivation, "a restriction of an anonymous type"));
+                    }
+                };
+                let mut enumeration = Vec::new();
+                let (mut min, mut max, mut min_length, mut max_length) = (None, None, None, None);
+                let mut pattern = None;
+                for facet in derivation.children().filter(is_xsd) {
+                    let value = facet.attribute("value").unwrap_or_default().to_owned();
+                    match facet.tag_name().name() {
+                        "enumeration" => enumeration.push(value),
+                        "minInclusive" => min = Some(value),
+                        "maxInclusive" => max = Some(value),
+                        "minLength" | "length" => min_length = value.parse().ok(),
+                        "maxLength" => max_length = value.parse().ok(),
+                        "pattern" => pattern = Some(facet),
+                        "minExclusive" | "maxExclusive" => {
+                            return Err(self.error(
+                                facet,
+                                "an exclusive bound (xsd:minExclusive, xsd:maxExclusive)",
+                            ));
+                        }
+                        _ => {}
+                    }
+                    if facet.tag_name().name() == "length" {
+                        max_length = min_length;
+                    }
+                }
+                // A pattern cannot be sampled in general; an enumeration beside it can.
+                if let (Some(pattern), true) = (pattern, enumeration.is_empty()) {
+                    return Err(self.error(pattern, "xsd:pattern"));
+                }
+                Ok(Simple::Restriction {
+                    base,
+                    enumeration,
+                    min,
+                    max,
+                    min_length,
+                    max_length,
+                })
+            }
+            "list" => Ok(Simple::List(self.member(derivation, "itemType")?)),
+            "union" => {
+                let first = derivation
+                    .attribute("memberTypes")
+                    .and_then(|members| members.split_whitespace().next());
+                match first {
+                    Some(member) => Ok(Simple::Union(TypeRef::Named(
+                        self.qname(derivation, member)?,
+                    ))),
+                    None => Ok(Simple::Union(self.member(derivation, "")?)),
+                }
+            }
+            other => Err(self.error(derivation, &format!("xsd:{other}"))),
+        }
+    }
+
+    /// A list's or union's member: named by `attribute`, or the first inline simple type.
+    fn member(&self, node: Node<'_, '_>, attribute: &str) -> Result<TypeRef, WsdlError> {
+        if let Some(name) = node.attribute(attribute) {
+            return Ok(TypeRef::Named(self.qname(node, name)?));
+        }
+        let inline = child(node, "simpleType")
+            .ok_or_else(|| self.error(node, "a list or union without a member type"))?;
+        Ok(TypeRef::Anonymous(Box::new(Type::Simple(
+            self.simple(inline)?,
+        ))))
+    }
+}
+
+fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'input>> {
+    node.children()
+        .find(|child| is_xsd(child) && child.tag_name().name() == name)
+}
+
+/// `prefix:local` (or `local`, in the default namespace) resolved at `node`.
+pub(crate) fn resolve(node: Node<'_, '_>, text: &str) -> Option<QName> {
+    let (prefix, local) = match text.split_once(':') {
+        Some((prefix, local)) => (Some(prefix), local),
+        None => (None, text),
+    };
+    let ns = node.lookup_namespace_uri(prefix).unwrap_or_default();
+    if prefix.is_some() && ns.is_empty() {
+        return None;
+    }
+    Some(QName::new(ns, local))
+}
+
+/// The 1-based line of `node` in its document.
+pub(crate) fn line_of(node: Node<'_, '_>) -> u32 {
+    node.document().text_pos_at(node.range().start).row
+}
