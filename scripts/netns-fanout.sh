@@ -25,7 +25,7 @@ n_shards=$1
 shift
 [ "$n_shards" -le 200 ] || die "N is at most 200 (one /24 of client addresses)"
 [ "$(id -u)" = 0 ] || die "needs root to make network namespaces (ip netns)"
-ensure_debian_packages ip:iproute2 taskset:util-linux make:make
+ensure_debian_packages ip:iproute2 taskset:util-linux make:make jq:jq
 cargo build --release -q -p server -p loadgen-cli --manifest-path "$root/Cargo.toml"
 loadgen="$root/target/release/loadgen"
 server="$root/target/release/wstest-server"
@@ -127,17 +127,21 @@ shard_files=()
 for ((i = 0; i < n_shards; i++)); do shard_files+=("$out/shard-$i.json"); done
 "$loadgen" merge --json "$out/merged.json" "${shard_files[@]}" >"$out/merged.txt"
 
-field() { sed -n "s/^$1: *//p" "$2" | head -n 1; }
-complete=$(field "Complete requests" "$out/merged.txt")
-failures=$(field "Failed requests" "$out/merged.txt")
-printf '%-22s %12s %12s %8s %14s\n' "run" "complete" "failed" "skew" "requests/s"
+# The figures come from the runs' --json files, not their text.
+figure() { jq -r "$1" "$2"; }
+# The start skew, ms: the merged runs' first start to their last (`-` for one run).
+skew='if (.merged | length) > 0 then ((.merged | map(.started_unix) | max) - (.merged | map(.started_unix) | min)) * 1000 else "-" end'
+complete=$(figure .counters.complete "$out/merged.json")
+failures=$(figure .counters.failed "$out/merged.json")
+printf '%-22s %12s %12s %10s %14s\n' "run" "complete" "failed" "skew" "requests/s"
 for report in single merged; do
-    skew=$(field "Start skew" "$out/$report.txt" | awk '{print $1 " ms"}')
-    printf '%-22s %12s %12s %8s %14s\n' \
+    report_skew=$(figure "$skew" "$out/$report.json")
+    [ "$report_skew" = - ] || report_skew=$(printf '%.3f ms' "$report_skew")
+    printf '%-22s %12s %12s %10s %14.2f\n' \
         "$([ $report = single ] && echo "one process" || echo "$n_shards shard(s), merged")" \
-        "$(field "Complete requests" "$out/$report.txt")" \
-        "$(field "Failed requests" "$out/$report.txt")" "${skew:--}" \
-        "$(field "Requests per second" "$out/$report.txt" | awk '{print $1}')"
+        "$(figure .counters.complete "$out/$report.json")" \
+        "$(figure .counters.failed "$out/$report.json")" "$report_skew" \
+        "$(figure .summary.requests_per_second "$out/$report.json")"
 done
 echo "reports: $out/single.txt, $out/merged.txt" >&2
 if [ "$complete" != "$n_requests" ] || [ "$failures" != 0 ]; then
