@@ -51,7 +51,11 @@ fn usage_errors_exit_with_the_convention_s_code() {
         (LOADGEN, &["suite", "--duration", "5x"], 2),
         (LOADGEN, &["suite", "--target", "nourl"], 2),
         (LOADGEN, &["suite", "cases", "--out", "/tmp/x"], 2),
-        (LOADGEN, &["suite", "cases", "--wsdl", "x", "--out", "y", "--size", "0"], 2),
+        (
+            LOADGEN,
+            &["suite", "cases", "--wsdl", "x", "--out", "y", "--size", "0"],
+            2,
+        ),
         (LOADGEN, &["-Q", "http://127.0.0.1:9/"], 22),
         (LOADGEN, &["merge"], 22),
         (SERVER, &["--no-such-option"], 2),
@@ -79,7 +83,11 @@ fn every_help_is_as_committed() {
     let cases: &[(Binary, &[&str], &str)] = &[
         (LOADGEN, &["-h"], "loadgen.txt"),
         (LOADGEN, &["suite", "--help"], "loadgen-suite.txt"),
-        (LOADGEN, &["suite", "cases", "--help"], "loadgen-suite-cases.txt"),
+        (
+            LOADGEN,
+            &["suite", "cases", "--help"],
+            "loadgen-suite-cases.txt",
+        ),
         (SERVER, &["--help"], "wstest-server.txt"),
         (CEILING, &["--help"], "ceiling.txt"),
         (WSPERF, &["--help"], "wsperf.txt"),
