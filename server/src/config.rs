@@ -92,6 +92,11 @@ pub struct Args {
     /// default, since any client can send them.
     #[arg(long)]
     pub trust_proxy: bool,
+    /// Serve Prometheus metrics at GET /metrics on this address (`127.0.0.1:9090`; port 0
+    /// picks one, printed at the start): requests, answers by status, faults, the time to
+    /// answer, open connections and requests by protocol. Off by default.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
 }
 
 /// The bindings `--binding` offers.
@@ -146,6 +151,8 @@ pub struct Config {
     pub max_streams: u32,
     /// Whether the WSDL's address follows a proxy's forwarding headers (`--trust-proxy`).
     pub trust_proxy: bool,
+    /// Where the counts of `--metrics` go (`None`: nothing is counted).
+    pub metrics: Option<crate::metrics::Metrics>,
 }
 
 impl Default for Config {
@@ -168,6 +175,7 @@ impl Default for Config {
             tls_handshake_timeout: Some(Duration::from_secs(10)),
             max_streams: 100,
             trust_proxy: false,
+            metrics: None,
         }
     }
 }
@@ -202,6 +210,9 @@ impl Args {
             tls_handshake_timeout: limit(self.tls_handshake_timeout),
             max_streams: self.max_streams,
             trust_proxy: self.trust_proxy,
+            metrics: self
+                .metrics
+                .map(|_| crate::metrics::Metrics::new(crate::metrics::Registry::new(n_threads))),
         })
     }
 }

@@ -38,6 +38,7 @@ use tokio_rustls::TlsAcceptor;
 
 use crate::config::Config;
 use crate::frames::PREFACE;
+use crate::metrics::{OpenConnection, Protocol};
 use crate::service;
 use crate::watchdog::{ConnectionState, WatchedIo};
 use tls::ALPN_H2;
@@ -108,6 +109,8 @@ pub(crate) async fn serve(
     }
     let stream = Rc::new(RefCell::new(stream));
     let mut first = true;
+    // `--metrics`: the connection counted open as its protocol, once that is known.
+    let mut _open = None;
     loop {
         let spoke = tokio::select! {
             biased;
@@ -126,9 +129,13 @@ pub(crate) async fn serve(
             };
             match h2 {
                 Some(true) => {
+                    let _open = opened(&config, Protocol::H2);
                     return Box::pin(serve_h2(io, &protocols, config, state, stop)).await;
                 }
-                Some(false) => first = false,
+                Some(false) => {
+                    first = false;
+                    _open = opened(&config, Protocol::Http1);
+                }
                 // The watchdog sent the connection into hibernation as its first byte came
                 // (nothing was read): look again.
                 None if state.wake_from_hibernation() => continue,
@@ -171,12 +178,21 @@ async fn serve_tls(
         return;
     };
     let h2 = tls.get_ref().1.alpn_protocol() == Some(ALPN_H2);
+    let _open = opened(&config, if h2 { Protocol::H2 } else { Protocol::Http1 });
     let io = WatchedIo::new(Rc::new(RefCell::new(tls)), Rc::clone(&state));
     if h2 {
         serve_h2(io, protocols, config, state, stop).await;
     } else {
         serve_http1(io, protocols, config, state, stop).await;
     }
+}
+
+/// With `--metrics`, the connection counted open as `protocol` until the guard drops.
+fn opened(config: &Config, protocol: Protocol) -> Option<OpenConnection> {
+    config
+        .metrics
+        .as_ref()
+        .map(|metrics| metrics.connection(protocol))
 }
 
 /// `future`, cut off after `limit` (`None` when it was).

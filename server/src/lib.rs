@@ -10,6 +10,7 @@
 //! - `watchdog`: the header, body, write and idle timeouts of a connection, and when it
 //!   hibernates.
 //! - `frames`: where an HTTP/2 client's bytes stand between frames, for the header timeout.
+//! - [`metrics`]: `--metrics`: counts per worker, and the Prometheus text of them.
 //! - this file: the listener, one event loop per thread, and graceful shutdown.
 //!
 //! Each worker thread runs its own current-thread tokio runtime and accepts on its own clone of
@@ -20,6 +21,7 @@ pub mod answer;
 pub mod config;
 mod connection;
 mod frames;
+pub mod metrics;
 pub mod service;
 mod watchdog;
 
@@ -164,6 +166,7 @@ pub fn run(
             .name(format!("wstest-worker-{worker_idx}"))
             .spawn(move || {
                 worker(
+                    worker_idx,
                     runtime,
                     listener,
                     config,
@@ -211,6 +214,7 @@ fn allow_connections(max_connections: usize) {
 
 /// One worker: a current-thread runtime accepting and serving connections until told to stop.
 fn worker(
+    worker_idx: usize,
     runtime: tokio::runtime::Runtime,
     listener: std::net::TcpListener,
     config: Arc<Config>,
@@ -222,7 +226,9 @@ fn worker(
     // `Rc` and `Cell`, without atomic operations on the request path.
     let local = tokio::task::LocalSet::new();
     runtime.block_on(local.run_until(async move {
-        let config = Rc::new(Config::clone(&config));
+        let mut config = Config::clone(&config);
+        config.metrics = config.metrics.map(|metrics| metrics.for_worker(worker_idx));
+        let config = Rc::new(config);
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let drain = Rc::new(Drain::default());
         // No hyper timer: the connection watchdog enforces the timeouts, which spares every

@@ -41,6 +41,20 @@ fn run(args: &server::config::Args) -> anyhow::Result<()> {
         config.n_threads,
         config.binding.binding().name()
     );
+    if let (Some(metrics_addr), Some(metrics)) = (args.metrics, &config.metrics) {
+        let metrics_listener = std::net::TcpListener::bind(metrics_addr)
+            .with_context(|| format!("listening for --metrics on {metrics_addr}"))?;
+        let bound = metrics_listener.local_addr()?;
+        server::metrics::serve(metrics_listener, metrics.registry())
+            .context("starting the metrics thread")?;
+        eprintln!(
+            "{}",
+            host::listening::line(
+                "wstest-server metrics",
+                format_args!("http://{bound}/metrics")
+            )
+        );
+    }
     let served = server::run(listener, config, server::shutdown_signal())?;
     eprintln!("wstest-server: stopped: {served}");
     Ok(())

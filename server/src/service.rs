@@ -30,6 +30,7 @@ use hyper::body::{Body as _, Incoming};
 
 use crate::answer::{Answer, Body, TALLY};
 use crate::config::{BindingChoice, Config};
+use crate::metrics::Protocol;
 use crate::watchdog::ConnectionState;
 
 const TEXT_XML: HeaderValue = HeaderValue::from_static("text/xml; charset=utf-8");
@@ -74,8 +75,20 @@ pub(crate) fn service(
         let state = Rc::clone(&state);
         state.request_started();
         TALLY.with(|tally| tally.requests.set(tally.requests.get() + 1));
+        let protocol = if state.multiplexed() {
+            Protocol::H2
+        } else {
+            Protocol::Http1
+        };
+        let started = config
+            .metrics
+            .as_ref()
+            .map(|metrics| metrics.request_started(protocol));
         async move {
             let mut response = handle(&config, &state, request).await;
+            if let (Some(metrics), Some(started)) = (&config.metrics, started) {
+                metrics.request_done(protocol, response.status().as_u16(), started);
+            }
             if state.multiplexed() {
                 // Over HTTP/2 the answer is written after the service has returned, as flow
                 // control allows: the watchdog follows it to keep the write timeout.

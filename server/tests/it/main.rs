@@ -7,6 +7,7 @@ mod hostile;
 mod http;
 mod interop;
 mod limits;
+mod metrics;
 mod secure;
 
 use std::io::{Read as _, Write as _};

@@ -1,0 +1,263 @@
+//! `--metrics ADDR`: what the server is doing, as Prometheus text at `GET /metrics` on a port of
+//! its own: requests by protocol, responses by status (a SOAP fault is a 500), the time each
+//! request took to answer (from its head read to its answer made, not written) as a histogram,
+//! and the connections and requests open now by protocol.
+//!
+//! Each worker counts into a slot of its own (relaxed atomic adds on a cache line no other
+//! worker writes), so counting costs a request no lock and no shared line; a scrape adds the
+//! slots up. Off by default: without `--metrics` nothing is counted and no clock is read.
+
+use std::io::{Read as _, Write as _};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+/// The histogram's upper bounds, seconds.
+pub const LATENCY_BUCKETS_S: [f64; 16] = [
+    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025,
+    0.05, 0.1, 0.25, 0.5, 1.0,
+];
+
+/// A connection's or request's protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Protocol {
+    Http1 = 0,
+    H2 = 1,
+}
+
+const PROTOCOLS: [(Protocol, &str); 2] = [(Protocol::Http1, "http1"), (Protocol::H2, "h2")];
+
+/// The statuses counted one by one; any other lands in the last slot.
+const STATUSES: usize = 600;
+
+/// One worker's counts.
+#[repr(align(128))]
+struct Slot {
+    requests: [AtomicU64; 2],
+    in_flight: [AtomicI64; 2],
+    connections: [AtomicI64; 2],
+    responses: [AtomicU64; STATUSES],
+    /// One per bucket, then the ones past the last.
+    latency: [AtomicU64; LATENCY_BUCKETS_S.len() + 1],
+    latency_sum_ns: AtomicU64,
+}
+
+impl Slot {
+    fn new() -> Slot {
+        Slot {
+            requests: Default::default(),
+            in_flight: Default::default(),
+            connections: Default::default(),
+            responses: std::array::from_fn(|_| AtomicU64::new(0)),
+            latency: std::array::from_fn(|_| AtomicU64::new(0)),
+            latency_sum_ns: AtomicU64::new(0),
+        }
+    }
+}
+
+/// Every worker's counts.
+pub struct Registry {
+    slots: Vec<Slot>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Registry({} slots)", self.slots.len())
+    }
+}
+
+impl Registry {
+    /// A registry of `n_workers` slots.
+    pub fn new(n_workers: usize) -> Arc<Registry> {
+        Arc::new(Registry {
+            slots: (0..n_workers.max(1)).map(|_| Slot::new()).collect(),
+        })
+    }
+
+    /// The Prometheus text of every count, the workers' slots added.
+    pub fn render(&self) -> String {
+        let sum = |get: &dyn Fn(&Slot) -> u64| self.slots.iter().map(get).sum::<u64>();
+        let gauge = |get: &dyn Fn(&Slot) -> i64| self.slots.iter().map(get).sum::<i64>();
+        let mut out = String::new();
+        out.push_str("# HELP wstest_requests_total Requests whose head was read, by protocol.\n");
+        out.push_str("# TYPE wstest_requests_total counter\n");
+        for (protocol, name) in PROTOCOLS {
+            let n = sum(&|slot| slot.requests[protocol as usize].load(Relaxed));
+            out.push_str(&format!(
+                "wstest_requests_total{{protocol=\"{name}\"}} {n}\n"
+            ));
+        }
+        out.push_str("# HELP wstest_responses_total Answers made, by HTTP status.\n");
+        out.push_str("# TYPE wstest_responses_total counter\n");
+        for code in 0..STATUSES {
+            let n = sum(&|slot| slot.responses[code].load(Relaxed));
+            if n > 0 {
+                let label = if code == STATUSES - 1 {
+                    "other".to_owned()
+                } else {
+                    code.to_string()
+                };
+                out.push_str(&format!("wstest_responses_total{{code=\"{label}\"}} {n}\n"));
+            }
+        }
+        out.push_str("# HELP wstest_faults_total SOAP faults answered (status 500).\n");
+        out.push_str("# TYPE wstest_faults_total counter\n");
+        let faults = sum(&|slot| slot.responses[500].load(Relaxed));
+        out.push_str(&format!("wstest_faults_total {faults}\n"));
+        out.push_str("# HELP wstest_request_duration_seconds From a request's head read to its answer made.\n");
+        out.push_str("# TYPE wstest_request_duration_seconds histogram\n");
+        let mut cumulative = 0;
+        for (idx, bound) in LATENCY_BUCKETS_S.iter().enumerate() {
+            cumulative += sum(&|slot| slot.latency[idx].load(Relaxed));
+            out.push_str(&format!(
+                "wstest_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}\n"
+            ));
+        }
+        cumulative += sum(&|slot| slot.latency[LATENCY_BUCKETS_S.len()].load(Relaxed));
+        out.push_str(&format!(
+            "wstest_request_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\n"
+        ));
+        let sum_s = sum(&|slot| slot.latency_sum_ns.load(Relaxed)) as f64 / 1e9;
+        out.push_str(&format!("wstest_request_duration_seconds_sum {sum_s}\n"));
+        out.push_str(&format!(
+            "wstest_request_duration_seconds_count {cumulative}\n"
+        ));
+        out.push_str("# HELP wstest_connections_open Connections open now, by protocol (once it is known).\n");
+        out.push_str("# TYPE wstest_connections_open gauge\n");
+        for (protocol, name) in PROTOCOLS {
+            let n = gauge(&|slot| slot.connections[protocol as usize].load(Relaxed));
+            out.push_str(&format!(
+                "wstest_connections_open{{protocol=\"{name}\"}} {n}\n"
+            ));
+        }
+        out.push_str("# HELP wstest_requests_in_flight Requests read and not yet answered, by protocol (HTTP/2: streams).\n");
+        out.push_str("# TYPE wstest_requests_in_flight gauge\n");
+        for (protocol, name) in PROTOCOLS {
+            let n = gauge(&|slot| slot.in_flight[protocol as usize].load(Relaxed));
+            out.push_str(&format!(
+                "wstest_requests_in_flight{{protocol=\"{name}\"}} {n}\n"
+            ));
+        }
+        out
+    }
+}
+
+/// A worker's handle on its slot (`Config::metrics`); `run` gives each worker its own.
+#[derive(Debug, Clone)]
+pub struct Metrics {
+    registry: Arc<Registry>,
+    slot: usize,
+}
+
+impl Metrics {
+    pub fn new(registry: Arc<Registry>) -> Metrics {
+        Metrics { registry, slot: 0 }
+    }
+
+    /// The same registry, counted into worker `idx`'s slot.
+    pub(crate) fn for_worker(&self, idx: usize) -> Metrics {
+        Metrics {
+            registry: Arc::clone(&self.registry),
+            slot: idx % self.registry.slots.len(),
+        }
+    }
+
+    /// The registry every worker counts into.
+    pub fn registry(&self) -> Arc<Registry> {
+        Arc::clone(&self.registry)
+    }
+
+    fn slot(&self) -> &Slot {
+        &self.registry.slots[self.slot]
+    }
+
+    /// A request's head is read: counted, and the clock read.
+    pub(crate) fn request_started(&self, protocol: Protocol) -> Instant {
+        let slot = self.slot();
+        slot.requests[protocol as usize].fetch_add(1, Relaxed);
+        slot.in_flight[protocol as usize].fetch_add(1, Relaxed);
+        Instant::now()
+    }
+
+    /// Its answer is made, with `status`.
+    pub(crate) fn request_done(&self, protocol: Protocol, status: u16, started: Instant) {
+        let slot = self.slot();
+        slot.in_flight[protocol as usize].fetch_sub(1, Relaxed);
+        slot.responses[usize::from(status).min(STATUSES - 1)].fetch_add(1, Relaxed);
+        let took = started.elapsed();
+        let bucket = LATENCY_BUCKETS_S
+            .iter()
+            .position(|bound| took.as_secs_f64() <= *bound)
+            .unwrap_or(LATENCY_BUCKETS_S.len());
+        slot.latency[bucket].fetch_add(1, Relaxed);
+        slot.latency_sum_ns
+            .fetch_add(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX), Relaxed);
+    }
+
+    /// A connection now known to speak `protocol`, counted open until the guard drops.
+    pub(crate) fn connection(&self, protocol: Protocol) -> OpenConnection {
+        self.slot().connections[protocol as usize].fetch_add(1, Relaxed);
+        OpenConnection {
+            metrics: self.clone(),
+            protocol,
+        }
+    }
+}
+
+/// Counts a connection open while it lives.
+#[derive(Debug)]
+pub(crate) struct OpenConnection {
+    metrics: Metrics,
+    protocol: Protocol,
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.metrics.slot().connections[self.protocol as usize].fetch_sub(1, Relaxed);
+    }
+}
+
+/// Serves `GET /metrics` on `listener` from a thread of its own, one scrape at a time (a
+/// scraper is one client; a slow one waits at most two seconds before it is dropped).
+pub fn serve(listener: std::net::TcpListener, registry: Arc<Registry>) -> std::io::Result<()> {
+    listener.set_nonblocking(false)?;
+    std::thread::Builder::new()
+        .name("wstest-metrics".to_owned())
+        .spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else {
+                    continue;
+                };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+                let mut head = Vec::new();
+                let mut buffer = [0u8; 1024];
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while !head.windows(4).any(|w| w == b"\r\n\r\n")
+                    && head.len() < 8192
+                    && Instant::now() < deadline
+                {
+                    match stream.read(&mut buffer) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+                let (status, body) = if line.starts_with(b"GET /metrics ")
+                    || line.starts_with(b"GET /metrics?")
+                {
+                    ("200 OK", registry.render())
+                } else {
+                    ("404 Not Found", "the metrics are at GET /metrics\n".to_owned())
+                };
+                let _ = stream.write_all(
+                    format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+            }
+        })?;
+    Ok(())
+}
