@@ -6,7 +6,13 @@ use std::time::Duration;
 /// loadgen suite: runs the WSTest matrix (test x concurrency x target x client) from a
 /// manifest, checks every answer first, and reports requests per second per test and target.
 #[derive(Debug, Clone, clap::Parser)]
-#[command(name = "loadgen suite", version, about, long_about = None)]
+#[command(
+    name = "loadgen suite",
+    version,
+    about,
+    long_about = None,
+    after_help = "Your own service: `loadgen suite cases --wsdl URL|FILE --out DIR` writes post files and a manifest from its WSDL, for --manifest (loadgen suite cases --help)."
+)]
 pub(crate) struct Args {
     /// The manifest of cases (default: post_files/manifest.toml of the workspace loadgen was
     /// built in, or of the current folder).
