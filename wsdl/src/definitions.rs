@@ -14,6 +14,16 @@ pub(crate) const WSDL: &str = "http://schemas.xmlsoap.org/wsdl/";
 pub(crate) const SOAP11_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
 pub(crate) const SOAP12_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap12/";
 
+/// Namespaces whose schemas are the standards' own: imports of them are not followed.
+const STANDARD_NAMESPACES: [&str; 6] = [
+    "http://schemas.xmlsoap.org/soap/encoding/",
+    "http://www.w3.org/2003/05/soap-encoding",
+    "http://www.w3.org/XML/1998/namespace",
+    "http://schemas.xmlsoap.org/wsdl/",
+    "http://www.w3.org/2001/XMLSchema",
+    "http://schemas.xmlsoap.org/soap/envelope/",
+];
+
 /// A message part: an element (document style) or a type (rpc style).
 #[derive(Debug, Clone)]
 pub(crate) enum Part {
@@ -221,6 +231,14 @@ impl Definitions {
                 // An import of a namespace declared elsewhere in the WSDL.
                 continue;
             };
+            // The standards' own schemas (SOAP encoding, xml:, WSDL), which WSDLs of .NET and
+            // Axis import by their absolute addresses: nothing of them is sampled.
+            if import
+                .attribute("namespace")
+                .is_some_and(|ns| STANDARD_NAMESPACES.contains(&ns))
+            {
+                continue;
+            }
             let imported = location.join(reference, root)?;
             self.document(&imported, root, loader)?;
         }
@@ -251,12 +269,24 @@ impl Definitions {
     fn bindings(&self) -> Result<Vec<Binding>, WsdlError> {
         let mut bindings = Vec::new();
         for raw in &self.raw_bindings {
-            let port_type =
-                self.port_types
-                    .get(&raw.port_type)
-                    .ok_or_else(|| WsdlError::Missing {
-                        what: format!("port type {} of binding {}", raw.port_type, raw.name.local),
-                    })?;
+            // A `type` without a prefix resolves to the default namespace, often WSDL's own;
+            // some WSDLs mean their target namespace by it: the one port type of that name.
+            let port_type = self
+                .port_types
+                .get(&raw.port_type)
+                .or_else(|| {
+                    let mut named = self
+                        .port_types
+                        .iter()
+                        .filter(|(name, _)| name.local == raw.port_type.local);
+                    match (named.next(), named.next()) {
+                        (Some((_, port_type)), None) => Some(port_type),
+                        _ => None,
+                    }
+                })
+                .ok_or_else(|| WsdlError::Missing {
+                    what: format!("port type {} of binding {}", raw.port_type, raw.name.local),
+                })?;
             let mut operations = Vec::new();
             for op in &raw.operations {
                 let (input, output) =

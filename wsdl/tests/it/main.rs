@@ -115,6 +115,18 @@ fn good() -> Vec<(PathBuf, u32, Vec<Want>, &'static [&'static str])> {
             &[],
         ),
         (
+            dir().join("lenient.wsdl"),
+            2,
+            vec![Want {
+                test: "AddPerson",
+                content_type: SOAP11,
+                header: Some(r#"SOAPAction: "urn:example:directory#AddPerson""#),
+                expect_body: "AddPersonResponse",
+                holds: &[r#"<AddPerson xmlns="urn:example:directory"><directoryId xmlns="">1</directoryId>"#],
+            }],
+            &[],
+        ),
+        (
             dir().join("shapes.wsdl"),
             2,
             ["-soap11", "-soap12"]
