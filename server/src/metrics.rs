@@ -7,6 +7,7 @@
 //! worker writes), so counting costs a request no lock and no shared line; a scrape adds the
 //! slots up. Off by default: without `--metrics` nothing is counted and no clock is read.
 
+use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
@@ -79,16 +80,30 @@ impl Registry {
         let sum = |get: &dyn Fn(&Slot) -> u64| self.slots.iter().map(get).sum::<u64>();
         let gauge = |get: &dyn Fn(&Slot) -> i64| self.slots.iter().map(get).sum::<i64>();
         let mut out = String::new();
-        out.push_str("# HELP wstest_requests_total Requests whose head was read, by protocol.\n");
-        out.push_str("# TYPE wstest_requests_total counter\n");
-        for (protocol, name) in PROTOCOLS {
-            let n = sum(&|slot| slot.requests[protocol as usize].load(Relaxed));
-            out.push_str(&format!(
-                "wstest_requests_total{{protocol=\"{name}\"}} {n}\n"
-            ));
-        }
-        out.push_str("# HELP wstest_responses_total Answers made, by HTTP status.\n");
-        out.push_str("# TYPE wstest_responses_total counter\n");
+        let by_protocol = |out: &mut String, name: &str, value: &dyn Fn(usize) -> String| {
+            for (protocol, label) in PROTOCOLS {
+                let _ = writeln!(
+                    out,
+                    "{name}{{protocol=\"{label}\"}} {}",
+                    value(protocol as usize)
+                );
+            }
+        };
+        family(
+            &mut out,
+            "wstest_requests_total",
+            "counter",
+            "Requests whose head was read, by protocol.",
+        );
+        by_protocol(&mut out, "wstest_requests_total", &|p| {
+            sum(&|slot| slot.requests[p].load(Relaxed)).to_string()
+        });
+        family(
+            &mut out,
+            "wstest_responses_total",
+            "counter",
+            "Answers made, by HTTP status.",
+        );
         for code in 0..STATUSES {
             let n = sum(&|slot| slot.responses[code].load(Relaxed));
             if n > 0 {
@@ -97,49 +112,62 @@ impl Registry {
                 } else {
                     code.to_string()
                 };
-                out.push_str(&format!("wstest_responses_total{{code=\"{label}\"}} {n}\n"));
+                let _ = writeln!(out, "wstest_responses_total{{code=\"{label}\"}} {n}");
             }
         }
-        out.push_str("# HELP wstest_faults_total SOAP faults answered (status 500).\n");
-        out.push_str("# TYPE wstest_faults_total counter\n");
+        family(
+            &mut out,
+            "wstest_faults_total",
+            "counter",
+            "SOAP faults answered (status 500).",
+        );
         let faults = sum(&|slot| slot.responses[500].load(Relaxed));
-        out.push_str(&format!("wstest_faults_total {faults}\n"));
-        out.push_str("# HELP wstest_request_duration_seconds From a request's head read to its answer made.\n");
-        out.push_str("# TYPE wstest_request_duration_seconds histogram\n");
+        let _ = writeln!(out, "wstest_faults_total {faults}");
+        let histogram = "wstest_request_duration_seconds";
+        family(
+            &mut out,
+            histogram,
+            "histogram",
+            "From a request's head read to its answer made.",
+        );
         let mut cumulative = 0;
-        for (idx, bound) in LATENCY_BUCKETS_S.iter().enumerate() {
+        let bounds = LATENCY_BUCKETS_S
+            .iter()
+            .map(f64::to_string)
+            .chain(["+Inf".to_owned()]);
+        for (idx, bound) in bounds.enumerate() {
             cumulative += sum(&|slot| slot.latency[idx].load(Relaxed));
-            out.push_str(&format!(
-                "wstest_request_duration_seconds_bucket{{le=\"{bound}\"}} {cumulative}\n"
-            ));
+            let _ = writeln!(out, "{histogram}_bucket{{le=\"{bound}\"}} {cumulative}");
         }
-        cumulative += sum(&|slot| slot.latency[LATENCY_BUCKETS_S.len()].load(Relaxed));
-        out.push_str(&format!(
-            "wstest_request_duration_seconds_bucket{{le=\"+Inf\"}} {cumulative}\n"
-        ));
         let sum_s = sum(&|slot| slot.latency_sum_ns.load(Relaxed)) as f64 / 1e9;
-        out.push_str(&format!("wstest_request_duration_seconds_sum {sum_s}\n"));
-        out.push_str(&format!(
-            "wstest_request_duration_seconds_count {cumulative}\n"
-        ));
-        out.push_str("# HELP wstest_connections_open Connections open now, by protocol (once it is known).\n");
-        out.push_str("# TYPE wstest_connections_open gauge\n");
-        for (protocol, name) in PROTOCOLS {
-            let n = gauge(&|slot| slot.connections[protocol as usize].load(Relaxed));
-            out.push_str(&format!(
-                "wstest_connections_open{{protocol=\"{name}\"}} {n}\n"
-            ));
-        }
-        out.push_str("# HELP wstest_requests_in_flight Requests read and not yet answered, by protocol (HTTP/2: streams).\n");
-        out.push_str("# TYPE wstest_requests_in_flight gauge\n");
-        for (protocol, name) in PROTOCOLS {
-            let n = gauge(&|slot| slot.in_flight[protocol as usize].load(Relaxed));
-            out.push_str(&format!(
-                "wstest_requests_in_flight{{protocol=\"{name}\"}} {n}\n"
-            ));
-        }
+        let _ = writeln!(out, "{histogram}_sum {sum_s}");
+        let _ = writeln!(out, "{histogram}_count {cumulative}");
+        family(
+            &mut out,
+            "wstest_connections_open",
+            "gauge",
+            "Connections open now, by protocol (once it is known).",
+        );
+        by_protocol(&mut out, "wstest_connections_open", &|p| {
+            gauge(&|slot| slot.connections[p].load(Relaxed)).to_string()
+        });
+        family(
+            &mut out,
+            "wstest_requests_in_flight",
+            "gauge",
+            "Requests read and not yet answered, by protocol (HTTP/2: streams).",
+        );
+        by_protocol(&mut out, "wstest_requests_in_flight", &|p| {
+            gauge(&|slot| slot.in_flight[p].load(Relaxed)).to_string()
+        });
         out
     }
+}
+
+/// A metric family's HELP and TYPE lines.
+fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
 /// A worker's handle on its slot (`Config::metrics`); `run` gives each worker its own.

@@ -72,14 +72,10 @@ impl<'a> Sampler<'a> {
 
     fn element(&mut self, element: &Element, ns: &str, out: &mut String) -> Result<(), WsdlError> {
         if self.stack.len() > MAX_DEPTH {
-            return Err(WsdlError::Unsupported {
-                construct: format!(
-                    "element {} nests without end (a required recursion)",
-                    element.name
-                ),
-                document: String::new(),
-                line: 0,
-            });
+            return Err(unsupported(format!(
+                "element {} nests without end (a required recursion)",
+                element.name
+            )));
         }
         if out.len() > MAX_BYTES {
             return Err(WsdlError::TooLarge {
@@ -262,11 +258,7 @@ impl<'a> Sampler<'a> {
             }
             Term::Any if occurs.min == 0 => {}
             Term::Any => {
-                return Err(WsdlError::Unsupported {
-                    construct: "a required xsd:any".to_owned(),
-                    document: String::new(),
-                    line: 0,
-                });
+                return Err(unsupported("a required xsd:any"));
             }
         }
         Ok(())
@@ -317,11 +309,7 @@ impl<'a> Sampler<'a> {
         }
         match self.schemas.types.get(ty).cloned() {
             Some(Type::Simple(simple)) => self.simple(&simple),
-            Some(Type::Complex(_)) => Err(WsdlError::Unsupported {
-                construct: format!("complex type {ty} as text"),
-                document: String::new(),
-                line: 0,
-            }),
+            Some(Type::Complex(_)) => Err(unsupported(format!("complex type {ty} as text"))),
             None => Err(WsdlError::Missing {
                 what: format!("type {ty}"),
             }),
@@ -404,13 +392,19 @@ impl<'a> Sampler<'a> {
             "base64Binary" => "d3N0ZXN0".to_owned(),
             "hexBinary" => "0A0B".to_owned(),
             other => {
-                return Err(WsdlError::Unsupported {
-                    construct: format!("the built-in type xsd:{other}"),
-                    document: String::new(),
-                    line: 0,
-                });
+                return Err(unsupported(format!("the built-in type xsd:{other}")));
             }
         })
+    }
+}
+
+/// What the sampler meets and cannot write; the caller names the operation (no document line
+/// is known here).
+fn unsupported(construct: impl Into<String>) -> WsdlError {
+    WsdlError::Unsupported {
+        construct: construct.into(),
+        document: String::new(),
+        line: 0,
     }
 }
 

@@ -80,6 +80,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         url: &url,
         cpus: &client_cpus,
         dir: &work.0,
+        server_pid: pid,
     };
     let mut verdict = Vec::new();
     let started = Instant::now();
@@ -193,6 +194,8 @@ struct Load<'a> {
     url: &'a str,
     cpus: &'a [usize],
     dir: &'a Path,
+    /// The server, whose memory the progress lines show.
+    server_pid: u32,
 }
 
 impl Load<'_> {
@@ -231,6 +234,7 @@ impl Load<'_> {
                 .context("starting loadgen (taskset is in util-linux)")?;
             children.push((child, json));
         }
+        self.progress(phase, &mut children)?;
         let (mut complete, mut failed, mut non_2xx, mut problems) = (0, 0, 0, Vec::new());
         for ((child, json), case) in children.into_iter().zip(self.cases) {
             let output = child.wait_with_output()?;
@@ -262,6 +266,40 @@ impl Load<'_> {
         Ok(())
     }
 }
+
+impl Load<'_> {
+    /// Waits for the loadgens of `phase`, saying every [`PROGRESS_EVERY`] how long it has run
+    /// and what the server holds: the soak phase alone takes minutes.
+    fn progress(&self, phase: &str, children: &mut [(Child, PathBuf)]) -> anyhow::Result<()> {
+        let started = Instant::now();
+        let mut said = Duration::ZERO;
+        loop {
+            let mut running = 0;
+            for (child, _) in children.iter_mut() {
+                if child.try_wait()?.is_none() {
+                    running += 1;
+                }
+            }
+            if running == 0 {
+                return Ok(());
+            }
+            let elapsed = started.elapsed();
+            if elapsed >= said + PROGRESS_EVERY {
+                said = elapsed;
+                let rss = host::process::read(self.server_pid, Scope::Process)
+                    .map_or_else(|_| "?".to_owned(), |reading| reading.rss_kb.to_string());
+                eprintln!(
+                    "check-soak: {phase} {:.0} s, {running} loadgens running, server RSS {rss} kB",
+                    elapsed.as_secs_f64()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// How often a long phase says where it is.
+const PROGRESS_EVERY: Duration = Duration::from_secs(15);
 
 /// The readings a second apart (the sampler reads ten times a second), fifteen to a line.
 fn series(readings: &[Reading]) -> String {

@@ -18,33 +18,36 @@ pub(crate) fn root() -> PathBuf {
 
 /// Builds `packages` in release mode; returns the release folder, where the xtask runs too.
 pub(crate) fn build_release(packages: &[&str]) -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut command = Command::new(cargo);
-    command.args(["build", "--release", "-q", "--manifest-path"]);
-    command.arg(root().join("Cargo.toml"));
+    let mut args = Vec::new();
     for package in packages {
-        command.args(["-p", package]);
+        args.extend(["-p", package]);
     }
-    let status = command.status().context("running cargo build")?;
-    if !status.success() {
-        bail!("cargo build --release of {} failed", packages.join(", "));
-    }
+    cargo_build(&args, &packages.join(", "))?;
     Ok(root().join("target/release"))
 }
 
 /// Builds `package`'s example `example` in release mode (into `target/release/examples/`).
 pub(crate) fn build_example(package: &str, example: &str) -> anyhow::Result<PathBuf> {
+    cargo_build(
+        &["-p", package, "--example", example],
+        &format!("{package}'s example {example}"),
+    )?;
+    Ok(root().join("target/release/examples").join(example))
+}
+
+/// `cargo build --release -q ARGS` of the workspace; `what` names it in the error.
+fn cargo_build(args: &[&str], what: &str) -> anyhow::Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = Command::new(cargo)
         .args(["build", "--release", "-q", "--manifest-path"])
         .arg(root().join("Cargo.toml"))
-        .args(["-p", package, "--example", example])
+        .args(args)
         .status()
         .context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release of {package}'s example {example} failed");
+        bail!("cargo build --release of {what} failed");
     }
-    Ok(root().join("target/release/examples").join(example))
+    Ok(())
 }
 
 /// What a child did: its output, and the CPU it and its own children used (user, system).

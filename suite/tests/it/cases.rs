@@ -8,7 +8,7 @@ use std::process::{Child, Command, Output};
 use testkit::certs::TestCerts;
 use testkit::servers::{Behaviour, SoapOperation, TestServer};
 
-use crate::runs::{loadgen_bin, one_at_a_time, text};
+use crate::runs::{loadgen_bin, one_at_a_time, suite_command, text};
 
 fn wsdl_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../wsdl/tests/wsdl")
@@ -25,17 +25,7 @@ fn cases(args: &[&str]) -> Output {
 /// Runs the suite once over `dir`'s manifest against `url`: its stdout, after asserting exit 0.
 fn run_suite(dir: &Path, url: &str) -> String {
     let manifest = dir.join("manifest.toml");
-    let output = Command::new(loadgen_bin())
-        .args([
-            "suite",
-            "--duration",
-            "100ms",
-            "--warmup",
-            "0s",
-            "--repeat",
-            "1",
-            "--no-pin",
-        ])
+    let output = suite_command(&["--no-pin"])
         .arg("--manifest")
         .arg(&manifest)
         .args(["--target", &format!("it={url}")])
@@ -186,17 +176,7 @@ fn cases_from_a_wsdl_pass_the_suite_check() {
         manifest.replace("urn:example:shapes/Ping", "urn:example:shapes/Pong"),
     )
     .unwrap();
-    let output = Command::new(loadgen_bin())
-        .args([
-            "suite",
-            "--duration",
-            "100ms",
-            "--warmup",
-            "0s",
-            "--repeat",
-            "1",
-            "--no-pin",
-        ])
+    let output = suite_command(&["--no-pin"])
         .arg("--manifest")
         .arg(dir.join("manifest.toml"))
         .args(["--target", &format!("shop={}", shop.url())])

@@ -25,7 +25,7 @@ pub(crate) fn one_at_a_time() -> MutexGuard<'static, ()> {
 }
 
 /// `loadgen suite` with short cells and `args`.
-fn suite_command(args: &[&str]) -> Command {
+pub(crate) fn suite_command(args: &[&str]) -> Command {
     let mut command = Command::new(loadgen_bin());
     command
         .args([
