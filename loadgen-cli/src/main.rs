@@ -37,7 +37,10 @@ fn main() -> ExitCode {
             }
             Err(error) => {
                 eprintln!("{error}");
-                eprint!("{}", usage::usage("loadgen"));
+                // As ab: the usage text after a usage error, not after a bad value.
+                if error.exit_code == cli::USAGE_EXIT_CODE {
+                    eprint!("{}", usage::usage("loadgen"));
+                }
                 return exit_code(error.exit_code);
             }
         },

@@ -13,6 +13,7 @@ use host::duration;
 use tls::client::{self as tls_client, ClientTls, Verify, Versions};
 
 use crate::clock;
+use crate::mix::{self, Mix, Part};
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
@@ -165,6 +166,11 @@ struct Draft {
     method_given: bool,
     /// `-i`.
     head: bool,
+    /// `-p FILE@W` / `-u FILE@W`: the parts of a mix, in order.
+    weighted: Vec<Part>,
+    /// `--mix FILE`, `--seed N`.
+    mix_file: Option<PathBuf>,
+    seed: Option<u64>,
     /// The first TLS option given, which an `http://` URL cannot use.
     tls_option: Option<String>,
     help: bool,
@@ -238,6 +244,7 @@ impl Draft {
                 keep_alive: false,
                 http10: false,
                 http2: false,
+                mix: None,
             },
             checks: Checks {
                 expect_status: None,
@@ -260,6 +267,9 @@ impl Draft {
             count_given: false,
             method_given: false,
             head: false,
+            weighted: Vec::new(),
+            mix_file: None,
+            seed: None,
             tls_option: None,
             help: false,
             version: false,
@@ -318,6 +328,8 @@ impl Draft {
                 "loadgen: -X with an https:// URL: loadgen does not tunnel TLS through a proxy",
             ));
         }
+        self.request.mix = self.mix()?;
+        let load = &mut self.load;
         if let Some(shard) = load.shard
             && load.share().concurrency == 0
         {
@@ -333,6 +345,46 @@ impl Draft {
             checks: self.checks,
             output: self.output,
         })
+    }
+
+    /// The mix of `--mix FILE` or of `-p FILE@W` given more than once, checked against the
+    /// rest of the command line.
+    fn mix(&mut self) -> Result<Option<Mix>, UsageError> {
+        let seed = self.seed.unwrap_or(mix::DEFAULT_SEED);
+        // A mix that does not read is a value's fault, not the command line's: no usage text.
+        let refused = |error: mix::MixError| UsageError::value(format!("loadgen: {error}"));
+        let mix = match (self.mix_file.take(), self.weighted.is_empty()) {
+            (Some(_), false) => {
+                return Err(UsageError::usage(
+                    "loadgen: --mix with -p FILE@W: the mix file gives the bodies",
+                ));
+            }
+            (Some(file), true) => {
+                if self.request.body_file.is_some() || self.head || self.method_given {
+                    return Err(UsageError::usage(
+                        "loadgen: --mix with -p, -u, -i or -m: the mix file gives each part's method and body",
+                    ));
+                }
+                Mix::read(&file, seed).map_err(refused)?
+            }
+            (None, false) => {
+                if self.request.body_file.is_some() {
+                    return Err(UsageError::usage(
+                        "loadgen: -p FILE with -p FILE@W: give every body of a mix a weight",
+                    ));
+                }
+                Mix::new(std::mem::take(&mut self.weighted), seed).map_err(refused)?
+            }
+            (None, true) => {
+                if self.seed.is_some() {
+                    return Err(UsageError::usage(
+                        "loadgen: --seed orders a mix: give --mix FILE or -p FILE@W",
+                    ));
+                }
+                return Ok(None);
+            }
+        };
+        Ok(Some(mix))
     }
 
     fn flag(&mut self, letter: u8) {
@@ -399,7 +451,14 @@ impl Draft {
                 } else {
                     http::Method::PUT
                 };
-                self.request.body_file = Some(PathBuf::from(value));
+                match weighted_body(value) {
+                    Some((file, weight)) => self.weighted.push(Part::weighted_body(
+                        self.request.method.clone(),
+                        file,
+                        weight,
+                    )),
+                    None => self.request.body_file = Some(PathBuf::from(value)),
+                }
             }
             b'T' => self.request.content_type = value.to_owned(),
             b'v' => self.output.verbosity = atoi(value).max(0) as u32,
@@ -520,6 +579,10 @@ impl Draft {
                     .ok_or_else(|| bad("expected an HTTP status code"))?;
                 self.checks.expect_status = Some(status);
             }
+            "mix" => self.mix_file = Some(PathBuf::from(value)),
+            "seed" => {
+                self.seed = Some(value.parse().map_err(|_| bad("expected a whole number"))?);
+            }
             "expect-body" => self.checks.expect_body = Some(value.to_owned()),
             "reject-body" => self.checks.reject_body = Some(value.to_owned()),
             "shard" => {
@@ -540,6 +603,17 @@ impl Draft {
         }
         Ok(())
     }
+}
+
+/// `-p FILE@W`: a body of a mix and its weight. A file whose own name ends in `@digits` is
+/// that file, as ab would read it.
+fn weighted_body(value: &str) -> Option<(PathBuf, u32)> {
+    let (file, weight) = value.rsplit_once('@')?;
+    let weight = weight.parse::<u32>().ok().filter(|weight| *weight > 0)?;
+    if file.is_empty() || std::path::Path::new(value).exists() {
+        return None;
+    }
+    Some((PathBuf::from(file), weight))
 }
 
 fn json_out(value: &str) -> JsonOut {

@@ -36,9 +36,9 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 
 use self::connection::{Connection, Outcome, Readiness};
 use self::shared::os_message;
-pub use self::shared::{Abort, Log, Plan, Shared};
+pub use self::shared::{Abort, Kind, Log, Plan, Shared};
 pub(crate) use self::shared::{Http2Plan, TlsPlan};
-use crate::schedule::Schedule;
+use crate::schedule::{Claim, Schedule};
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
 /// The read buffer of a connection.
@@ -122,7 +122,7 @@ impl Worker {
             timer_set_for: None,
             connections: (0..n_connections).map(|_| Connection::new(now)).collect(),
             buffer: vec![0; READ_BUFFER],
-            stats: ThreadStats::new(sample_cap),
+            stats: ThreadStats::new(sample_cap).with_kinds(plan.mixed_kinds()),
             schedule,
             idle: Vec::new(),
             in_flight: 0,
@@ -354,7 +354,7 @@ impl Worker {
     }
 
     /// Claims the next request, if any is left; a request in the warm-up claims nothing.
-    fn claim(&mut self, now: Instant) -> Option<bool> {
+    fn claim(&mut self, now: Instant) -> Option<Claim> {
         let stopped = self.shared.stopped();
         self.schedule.claim(now, &self.shared.remaining, stopped)
     }
@@ -362,11 +362,11 @@ impl Worker {
     /// Starts the next request on connection `index` at once (closed loop). False when there
     /// is no more work.
     fn next_request(&mut self, index: usize, now: Instant) -> bool {
-        let Some(counted) = self.claim(now) else {
+        let Some(claim) = self.claim(now) else {
             self.close(index);
             return false;
         };
-        self.start_request(index, counted, now, now);
+        self.start_request(index, claim, now, now);
         true
     }
 
@@ -378,19 +378,19 @@ impl Worker {
                 // its scheduled time all the same.
                 return;
             };
-            let Some(counted) = self.claim(now) else {
+            let Some(claim) = self.claim(now) else {
                 self.idle.push((index, free_since));
                 return;
             };
             let intended = self.schedule.advance();
-            if counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
+            if claim.counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
                 self.stats.counters.late += 1;
                 // Late with a connection free since its time: this loop was behind.
                 if (now - intended.max(free_since)).as_micros() as u64 > LATE_AFTER_US {
                     self.stats.counters.late_client += 1;
                 }
             }
-            self.start_request(index, counted, intended, now);
+            self.start_request(index, claim, intended, now);
         }
     }
 
@@ -428,11 +428,18 @@ impl Worker {
         }
     }
 
-    fn start_request(&mut self, index: usize, counted: bool, intended: Instant, now: Instant) {
+    fn start_request(&mut self, index: usize, claim: Claim, intended: Instant, now: Instant) {
         self.in_flight += 1;
-        let capture_server = self.shared.awaiting_first_response();
+        let kind = self.plan.kind_of(claim.ordinal);
+        let capture_server = self.shared.awaiting_first_response(kind);
         let connection = &mut self.connections[index];
-        let outcome = if connection.start(&self.plan, counted, intended, now, capture_server) {
+        let outcome = if connection.start(
+            &self.plan,
+            (claim.counted, kind),
+            intended,
+            now,
+            capture_server,
+        ) {
             connection.send(&self.plan)
         } else {
             connection.connect(&self.plan, self.poll.registry(), Token(index))
@@ -483,9 +490,10 @@ impl Worker {
         let plan = &self.plan;
         let connection = &mut self.connections[index];
         let response = *connection.parser.response();
+        let kind = connection.kind;
         let document_length = self
             .shared
-            .document_length(response.body_len, || connection.parser.take_server());
+            .document_length(kind, response.body_len, || connection.parser.take_server());
         if plan.verbosity >= 3 {
             plan.log
                 .line(format_args!("LOG: Response code = {}", response.status));
@@ -504,10 +512,11 @@ impl Worker {
                 bytes_in: connection.bytes_in,
                 kept_alive,
                 document_length: (!plan.checks.variable_length).then_some(document_length),
-                expect_status: plan.checks.expect_status.map(|status| status.as_u16()),
+                expect_status: plan.kinds[kind].expect_status,
                 sample: connection.sample(now, measure_start),
                 corrected_us: plan.rate.map(|_| connection.corrected_us(now)),
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
+                kind,
             };
             if self.stats.count_complete(completion) {
                 self.failed_local += 1;
@@ -542,7 +551,8 @@ impl Worker {
         }
         if self.schedule.counts(self.connections[index].counted, now) {
             let at_us = self.micros_since_measure(now);
-            self.stats.count_failure(failure, at_us);
+            let kind = self.connections[index].kind;
+            self.stats.count_failure(failure, at_us, kind);
             self.failed_local += 1;
             self.publish_progress();
         }

@@ -15,7 +15,9 @@ use tls::client::Negotiated;
 use crate::pace::Pace;
 use crate::report::{QUANTILES, RunInfo};
 use crate::shard::Shard;
-use crate::stats::{Counters, Histograms, Results, Row, Saturation, Second, Table, round_ms};
+use crate::stats::{
+    Counters, Histograms, KindResults, KindStats, Results, Row, Saturation, Second, Table, round_ms,
+};
 
 /// The file's version: a reader refuses files of another. Format 2 keeps the typed settings
 /// inside `run`.
@@ -59,6 +61,10 @@ pub struct JsonReport {
     #[serde(default)]
     pub client_saturation: ClientSaturation,
     pub histograms: EncodedHistograms,
+    /// A mix's kinds, in the mix's order, each with its own figures (none for a run of one
+    /// request): their counts add up to `counters`'.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<KindRecord>,
     /// Of `loadgen merge --json`: the runs merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<MergedRun>,
@@ -116,6 +122,25 @@ pub fn second_records(info: &RunInfo, seconds: &[Second]) -> Vec<SecondRecord> {
             }
         })
         .collect()
+}
+
+/// One kind of a mix: its counts, its rate, its latency (µs) and its histograms (V2, base64,
+/// for `loadgen merge`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KindRecord {
+    pub name: String,
+    pub weight: u32,
+    pub complete: u64,
+    pub failed: u64,
+    pub non_2xx: u64,
+    pub body_bytes_received: u64,
+    pub document_length: u64,
+    pub requests_per_second: f64,
+    pub latency_us: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrected_latency_us: Option<BTreeMap<String, u64>>,
+    pub total: String,
+    pub corrected: String,
 }
 
 /// Where and when one of the runs of a merge ran.
@@ -202,14 +227,6 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         }
     };
     let done = c.complete.max(1) as f64;
-    let quantiles = |histogram: &Histogram<u64>| {
-        let mut map: BTreeMap<String, u64> = QUANTILES
-            .iter()
-            .map(|(label, quantile)| (label.to_string(), histogram.value_at_quantile(*quantile)))
-            .collect();
-        map.insert("max".to_owned(), histogram.max());
-        map
-    };
     let mut connection_times_ms = BTreeMap::new();
     let mut percentiles_ms = BTreeMap::new();
     if let Some(table) = table {
@@ -267,8 +284,43 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
             total: encode(&h.total),
             corrected: encode(&h.corrected),
         },
+        kinds: results
+            .kinds
+            .iter()
+            .map(|kind| {
+                let stats = &kind.stats;
+                KindRecord {
+                    name: kind.name.clone(),
+                    weight: kind.weight,
+                    complete: stats.complete,
+                    failed: stats.failed,
+                    non_2xx: stats.non_2xx,
+                    body_bytes_received: stats.body_bytes_received,
+                    document_length: kind.document_length,
+                    requests_per_second: if t > 0.0 {
+                        stats.complete as f64 / t
+                    } else {
+                        0.0
+                    },
+                    latency_us: quantiles(&stats.total),
+                    corrected_latency_us: context.info.rate.map(|_| quantiles(&stats.corrected)),
+                    total: encode(&stats.total),
+                    corrected: encode(&stats.corrected),
+                }
+            })
+            .collect(),
         merged: Vec::new(),
     }
+}
+
+/// A histogram's p50 ... p99.99 and max, by label.
+fn quantiles(histogram: &Histogram<u64>) -> BTreeMap<String, u64> {
+    let mut map: BTreeMap<String, u64> = QUANTILES
+        .iter()
+        .map(|(label, quantile)| (label.to_string(), histogram.value_at_quantile(*quantile)))
+        .collect();
+    map.insert("max".to_owned(), histogram.max());
+    map
 }
 
 fn encode(histogram: &Histogram<u64>) -> String {
@@ -326,6 +378,25 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
             })
         })
         .collect::<Result<Vec<_>, ReadError>>()?;
+    let kinds = report
+        .kinds
+        .iter()
+        .map(|kind| {
+            Ok(KindResults {
+                name: kind.name.clone(),
+                weight: kind.weight,
+                document_length: kind.document_length,
+                stats: KindStats {
+                    complete: kind.complete,
+                    failed: kind.failed,
+                    non_2xx: kind.non_2xx,
+                    body_bytes_received: kind.body_bytes_received,
+                    total: decode("a kind's total", &kind.total)?,
+                    corrected: decode("a kind's corrected", &kind.corrected)?,
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, ReadError>>()?;
     let results = Results {
         counters: report.counters,
         samples: Vec::new(),
@@ -337,6 +408,7 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
         server_software: report.summary.server_software.clone(),
         document_length: report.summary.document_length,
         tls: report.summary.tls.clone(),
+        kinds,
     };
     Ok((report, results))
 }

@@ -11,6 +11,8 @@
 //!   and GUIDE.md's table come.
 //! - [`url`]: `[http://]host[:port]/path` and `host:port`, as ab reads them.
 //! - [`pace`]: `--rate R` and `--rate A..B` (a ramp), and the send times they make.
+//! - [`mix`]: `--mix FILE` and `-p FILE@W`: several kinds of request by weight, and the
+//!   seeded order that numbers them ([`mix::Picker`]).
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `request`: the request bytes, built once.
@@ -39,6 +41,7 @@ pub mod http2;
 pub mod json;
 pub mod load;
 pub mod merge;
+pub mod mix;
 pub mod options;
 pub mod pace;
 pub mod report;

@@ -13,13 +13,14 @@ use anyhow::{Context as _, bail};
 
 use crate::engine::{self, Http2Plan, TlsPlan};
 use crate::http::BodyChecks;
-use crate::options::{Options, Target};
+use crate::mix::{Mix, Part};
+use crate::options::{Checks, Options, RequestOptions, Target};
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
 use crate::url::Scheme;
 
-pub use crate::engine::{Abort, Log, Plan, Shared};
+pub use crate::engine::{Abort, Kind, Log, Plan, Shared};
 
 /// Raises the open-file limit so that `concurrency` connections fit (the default 1024 would
 /// fail `-c 2000` with "Too many open files"); `Err` holds the limit it got when that is less,
@@ -52,13 +53,6 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         checks,
         output,
     } = options;
-    let body = match &request.body_file {
-        Some(path) => Some(
-            std::fs::read(path)
-                .with_context(|| format!("Invalid postfile name ({})", path.display()))?,
-        ),
-        None => None,
-    };
     let addr = resolve(target)?;
     let alpn = if request.http2 {
         tls::ALPN_H2
@@ -75,17 +69,25 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         }
         Scheme::Http => None,
     };
-    let request_bytes = request::build(target, request, body.as_deref());
+    let mut kinds = match &request.mix {
+        Some(mix) => mix
+            .parts
+            .iter()
+            .map(|part| {
+                let (target, request, checks) = part_options(part, target, request, checks);
+                kind((part.name.clone(), part.weight), &target, &request, &checks)
+                    .with_context(|| format!("in the mix's part {}", part.name))
+            })
+            .collect::<anyhow::Result<Vec<Kind>>>()?,
+        None => vec![kind((String::new(), 1), target, request, checks)?],
+    };
     let http2 = match request.http2 {
         true => Some(Http2Plan {
-            request: Arc::new(crate::http2::Request {
-                blocks: request::build_h2(target, request, body.as_deref())
-                    .map_err(anyhow::Error::msg)?,
-                body: body.clone().unwrap_or_default(),
-            }),
+            requests: kinds
+                .iter_mut()
+                .map(|kind| kind.http2.take().unwrap_or_default())
+                .collect(),
             streams: load.streams.unwrap_or(1) as usize,
-            head_method: request.method == http::Method::HEAD,
-            sent_len: request_bytes.bytes.len() as u64,
         }),
         false => None,
     };
@@ -104,7 +106,8 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
     let plan = Arc::new(Plan {
-        request: request_bytes,
+        kinds,
+        picker: request.mix.as_ref().map(Mix::picker),
         addr,
         tls,
         http2,
@@ -118,7 +121,6 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         shard: share.shard,
         start_at: load.start_at.and_then(instant_of),
         checks: checks.clone(),
-        body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
         verbosity: output.verbosity,
         log,
         n_threads,
@@ -134,6 +136,69 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         rate: share.rate,
     };
     Ok((plan, info))
+}
+
+/// One kind of request: its bytes (and HTTP/2 blocks when `--http2`) and its checks.
+fn kind(
+    (name, weight): (String, u32),
+    target: &Target,
+    request: &RequestOptions,
+    checks: &Checks,
+) -> anyhow::Result<Kind> {
+    let body = match &request.body_file {
+        Some(path) => Some(
+            std::fs::read(path)
+                .with_context(|| format!("Invalid postfile name ({})", path.display()))?,
+        ),
+        None => None,
+    };
+    let http2 = match request.http2 {
+        true => Some(crate::http2::Request {
+            blocks: request::build_h2(target, request, body.as_deref())
+                .map_err(anyhow::Error::msg)?,
+            body: body.clone().unwrap_or_default(),
+        }),
+        false => None,
+    };
+    Ok(Kind {
+        name,
+        weight,
+        request: request::build(target, request, body.as_deref()),
+        http2,
+        body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
+        expect_status: checks.expect_status.map(|status| status.as_u16()),
+    })
+}
+
+/// A mix's part as a whole request: the command line's, with what the part sets in place of
+/// its path, method, body, content type and checks, and its headers after the command line's.
+fn part_options(
+    part: &Part,
+    target: &Target,
+    request: &RequestOptions,
+    checks: &Checks,
+) -> (Target, RequestOptions, Checks) {
+    let mut target = target.clone();
+    if let Some(path) = &part.path {
+        target.url.path.clone_from(path);
+    }
+    let mut request = request.clone();
+    request.method = part.method.clone();
+    request.body_file.clone_from(&part.body_file);
+    if let Some(content_type) = &part.content_type {
+        request.content_type.clone_from(content_type);
+    }
+    request.headers.extend(part.headers.iter().cloned());
+    request.mix = None;
+    let mut checks = checks.clone();
+    checks.expect_status = part.expect_status.or(checks.expect_status);
+    if part.expect_body.is_some() {
+        checks.expect_body.clone_from(&part.expect_body);
+    }
+    if part.reject_body.is_some() {
+        checks.reject_body.clone_from(&part.reject_body);
+    }
+    (target, request, checks)
 }
 
 /// The monotonic instant of the wall-clock time `at`, if `at` is still ahead.
@@ -155,7 +220,7 @@ pub fn execute(
     let threads = run_threads(plan, &shared, stop, on_tick)?;
     let stopped = stop.load(Ordering::Relaxed);
     let mut results = Results::merge(threads);
-    first_response(&shared, &mut results);
+    first_response(plan, &shared, &mut results);
     if stopped && results.time_taken == 0.0 {
         results.time_taken = started.elapsed().as_secs_f64();
     }
@@ -226,8 +291,9 @@ fn run_threads(
     Ok(threads)
 }
 
-/// The first response's `Server` header and body length, which the threads left in `shared`.
-fn first_response(shared: &Shared, results: &mut Results) {
+/// The first response's `Server` header and body length, which the threads left in `shared`,
+/// and a mix's kinds' names, weights and lengths.
+fn first_response(plan: &Plan, shared: &Shared, results: &mut Results) {
     if let Some(server) = shared
         .server_software
         .lock()
@@ -243,12 +309,16 @@ fn first_response(shared: &Shared, results: &mut Results) {
             .to_owned();
     }
     results.tls = shared.negotiated.get().cloned();
-    let document_length = shared.document_length.load(Ordering::Relaxed);
-    results.document_length = if document_length == u64::MAX {
-        0
-    } else {
-        document_length
+    let length = |kind: usize| match shared.document_lengths[kind].load(Ordering::Relaxed) {
+        u64::MAX => 0,
+        length => length,
     };
+    results.document_length = length(0);
+    for (index, kind) in results.kinds.iter_mut().enumerate() {
+        kind.name.clone_from(&plan.kinds[index].name);
+        kind.weight = plan.kinds[index].weight;
+        kind.document_length = length(index);
+    }
 }
 
 fn resolve(target: &Target) -> anyhow::Result<SocketAddr> {

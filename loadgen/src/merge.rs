@@ -7,7 +7,7 @@
 use crate::json::{JsonReport, MergedRun};
 use crate::pace::Rate;
 use crate::report::RunInfo;
-use crate::stats::Results;
+use crate::stats::{KindResults, KindStats, Results};
 
 /// One run to merge: its file's name and what the file held.
 #[derive(Debug, Clone)]
@@ -90,6 +90,16 @@ pub fn merge(runs: Vec<Run>) -> Result<Merged, MergeError> {
     results.server_software = first.results.server_software.clone();
     results.document_length = first.results.document_length;
     results.tls = first.results.tls.clone();
+    // One mix (the identity holds it): the first run's kinds, their figures summed below.
+    results.kinds = first
+        .results
+        .kinds
+        .iter()
+        .map(|kind| KindResults {
+            stats: KindStats::default(),
+            ..kind.clone()
+        })
+        .collect();
     let mut info = first_report.run.clone();
     let (mut concurrency, mut n_threads, mut rate) = (0, 0, None::<Rate>);
     let mut n_requests = Some(0u64);

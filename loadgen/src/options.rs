@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The TLS options are the tls crate's, which makes the client configuration from them.
 pub use tls::client::{ClientTls, Verify, Versions};
 
+use crate::mix::Mix;
 use crate::pace::Rate;
 use crate::shard::{Shard, Share};
 use crate::url::{Authority, Scheme, Url};
@@ -145,6 +146,10 @@ pub struct RequestOptions {
     /// `--http2`: HTTP/2, by ALPN over TLS, with prior knowledge (h2c) on plain TCP.
     #[serde(default)]
     pub http2: bool,
+    /// `--mix FILE` or `-p FILE@W` more than once: the kinds of request, by weight, each
+    /// the request above but for what its part sets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<Mix>,
 }
 
 /// A header line of `-H`: its name, and its value as written after the colon (leading space
@@ -336,6 +341,7 @@ impl TestIdentity {
         first_differing!(request.keep_alive);
         first_differing!(request.http10);
         first_differing!(request.http2);
+        first_differing!(request.mix);
         first_differing!(checks.expect_status);
         first_differing!(checks.expect_body);
         first_differing!(checks.reject_body);
@@ -351,17 +357,17 @@ impl TestIdentity {
 }
 
 /// Serde for an HTTP method, as its name.
-mod method {
+pub(crate) mod method {
     use serde::{Deserialize as _, Deserializer, Serializer};
 
-    pub(super) fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         method: &http::Method,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(method.as_str())
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<http::Method, D::Error> {
         let name = String::deserialize(deserializer)?;
@@ -370,10 +376,10 @@ mod method {
 }
 
 /// Serde for an optional status code, as its number.
-mod status {
+pub(crate) mod status {
     use serde::{Deserialize as _, Deserializer, Serializer};
 
-    pub(super) fn serialize<S: Serializer>(
+    pub(crate) fn serialize<S: Serializer>(
         status: &Option<http::StatusCode>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
@@ -383,7 +389,7 @@ mod status {
         }
     }
 
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<http::StatusCode>, D::Error> {
         Option::<u16>::deserialize(deserializer)?

@@ -24,11 +24,28 @@ pub(crate) struct Timing {
     pub(crate) shard: Shard,
 }
 
+/// A request a thread may start: whether it counts, and its number in the run. Counted
+/// requests are numbered 0, 1, 2, ... in the order the threads claim them from the shared
+/// counter, so that the run's numbers are the same whatever thread sends which; a warm-up's
+/// are numbered apart, thread by thread. A mix's kind is a function of the number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Claim {
+    pub(crate) counted: bool,
+    pub(crate) ordinal: u64,
+}
+
 /// One thread's schedule.
 #[derive(Debug)]
 pub(crate) struct Schedule {
-    /// Counted requests claimed from the shared counter but not yet started.
+    /// Counted requests claimed from the shared counter but not yet started, and the number
+    /// of the next of them.
     budget: u64,
+    next_ordinal: u64,
+    /// The shared counter's first value: a claim that finds `c` left starts at `initial - c`.
+    initial: u64,
+    /// The warm-up's next number (this thread's own: index, index + threads, ...), and its step.
+    warm_ordinal: u64,
+    warm_step: u64,
     claim_batch: u64,
     /// The measured phase: from `measure_start` to `measure_end`.
     pub(crate) measure_start: Instant,
@@ -73,6 +90,10 @@ impl Schedule {
         };
         Schedule {
             budget: 0,
+            next_ordinal: 0,
+            initial: timing.n_requests.unwrap_or(u64::MAX),
+            warm_ordinal: index as u64,
+            warm_step: n_threads as u64,
             claim_batch,
             measure_start,
             measure_end: timing.time_limit.map(|limit| measure_start + limit),
@@ -89,19 +110,24 @@ impl Schedule {
     }
 
     /// Claims the next request from `remaining` (the run's counted requests not yet claimed):
-    /// `Some(true)` for a counted one, `Some(false)` for one in the warm-up (which claims
-    /// nothing), `None` when no more will start (`stopped`, the time is up, or none are left).
+    /// a counted one, or one in the warm-up (which claims nothing); `None` when no more will
+    /// start (`stopped`, the time is up, or none are left).
     pub(crate) fn claim(
         &mut self,
         now: Instant,
         remaining: &AtomicU64,
         stopped: bool,
-    ) -> Option<bool> {
+    ) -> Option<Claim> {
         if self.draining || stopped {
             return None;
         }
         if now < self.measure_start {
-            return Some(false);
+            let ordinal = self.warm_ordinal;
+            self.warm_ordinal = self.warm_ordinal.wrapping_add(self.warm_step);
+            return Some(Claim {
+                counted: false,
+                ordinal,
+            });
         }
         if let Some(end) = self.measure_end
             && now >= end
@@ -110,8 +136,7 @@ impl Schedule {
             return None;
         }
         if self.budget > 0 {
-            self.budget -= 1;
-            return Some(true);
+            return Some(self.counted());
         }
         let mut current = remaining.load(Ordering::Relaxed);
         loop {
@@ -127,11 +152,23 @@ impl Schedule {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => {
-                    self.budget = take - 1;
-                    return Some(true);
+                    self.budget = take;
+                    self.next_ordinal = self.initial - current;
+                    return Some(self.counted());
                 }
                 Err(actual) => current = actual,
             }
+        }
+    }
+
+    /// The next counted request of the batch in hand.
+    fn counted(&mut self) -> Claim {
+        self.budget -= 1;
+        let ordinal = self.next_ordinal;
+        self.next_ordinal += 1;
+        Claim {
+            counted: true,
+            ordinal,
         }
     }
 

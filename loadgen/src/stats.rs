@@ -155,6 +155,58 @@ impl Histograms {
     }
 }
 
+/// One kind of request's figures in a mix: ab's main counts and the total latency, for its
+/// requests alone. The kinds' counts add up to the run's.
+#[derive(Debug, Clone)]
+pub struct KindStats {
+    pub complete: u64,
+    /// Failed requests of the kind: the same categories as [`Counters::failed`].
+    pub failed: u64,
+    pub non_2xx: u64,
+    /// Bodies read, as ab's HTML transferred.
+    pub body_bytes_received: u64,
+    /// ab's Total time of each complete response, µs.
+    pub total: Histogram<u64>,
+    /// `--rate`: the latency from the scheduled send time.
+    pub corrected: Histogram<u64>,
+}
+
+impl Default for KindStats {
+    fn default() -> Self {
+        KindStats {
+            complete: 0,
+            failed: 0,
+            non_2xx: 0,
+            body_bytes_received: 0,
+            total: histogram(),
+            corrected: histogram(),
+        }
+    }
+}
+
+impl KindStats {
+    pub fn add(&mut self, other: &KindStats) {
+        self.complete += other.complete;
+        self.failed += other.failed;
+        self.non_2xx += other.non_2xx;
+        self.body_bytes_received += other.body_bytes_received;
+        // Both have the bounds of `histogram`, so adding cannot fail.
+        let _ = self.total.add(&other.total);
+        let _ = self.corrected.add(&other.corrected);
+    }
+}
+
+/// A kind of a mix, with its figures over the whole run.
+#[derive(Debug, Clone)]
+pub struct KindResults {
+    /// The part's name, and its weight in the mix.
+    pub name: String,
+    pub weight: u32,
+    /// The kind's first response's body length, against which its others are judged.
+    pub document_length: u64,
+    pub stats: KindStats,
+}
+
 /// How a request ended without a response, by ab's categories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Failure {
@@ -183,6 +235,8 @@ pub struct Completion<'a> {
     pub corrected_us: Option<u64>,
     /// When it completed, in µs from the start of the measured phase.
     pub at_us: u64,
+    /// Its kind, in a mix.
+    pub kind: usize,
 }
 
 /// One thread's statistics: owned by its event loop, merged once at the end.
@@ -200,6 +254,8 @@ pub struct ThreadStats {
     pub last_activity_us: u64,
     /// The share of the thread's time its event loop spent on the CPU, 0 to 1.
     pub busy: f64,
+    /// A mix's kinds, each on its own (empty for a run of one request).
+    pub kinds: Vec<KindStats>,
 }
 
 impl ThreadStats {
@@ -209,6 +265,12 @@ impl ThreadStats {
             sample_cap,
             ..ThreadStats::default()
         }
+    }
+
+    /// The same, counting a mix's `n_kinds` kinds each on its own too.
+    pub fn with_kinds(mut self, n_kinds: usize) -> ThreadStats {
+        self.kinds = vec![KindStats::default(); n_kinds];
+        self
     }
 
     /// ab's accounting of a complete response: the counters, the status, the times and its
@@ -224,6 +286,7 @@ impl ThreadStats {
             sample,
             corrected_us,
             at_us,
+            kind,
         } = completion;
         let counters = &mut self.counters;
         counters.complete += 1;
@@ -251,15 +314,28 @@ impl ThreadStats {
         if failed {
             counters.failed += 1;
         }
+        if let Some(kind) = self.kinds.get_mut(kind) {
+            kind.complete += 1;
+            kind.failed += u64::from(failed);
+            kind.non_2xx += u64::from(!(200..300).contains(&response.status));
+            kind.body_bytes_received += response.body_len;
+            kind.total.saturating_record(u64::from(sample.total_us));
+            if let Some(corrected_us) = corrected_us {
+                kind.corrected.saturating_record(corrected_us);
+            }
+        }
         self.status(response.status);
         self.record(sample, corrected_us);
         self.at(at_us, failed, corrected_us);
         failed
     }
 
-    /// ab's accounting of a request that ended without a response, `at_us` into the measured
-    /// phase.
-    pub fn count_failure(&mut self, failure: Failure, at_us: u64) {
+    /// ab's accounting of a request of `kind` that ended without a response, `at_us` into
+    /// the measured phase.
+    pub fn count_failure(&mut self, failure: Failure, at_us: u64, kind: usize) {
+        if let Some(kind) = self.kinds.get_mut(kind) {
+            kind.failed += 1;
+        }
         let counters = &mut self.counters;
         counters.failed += 1;
         match failure {
@@ -347,6 +423,8 @@ pub struct Results {
     pub document_length: u64,
     /// What the first TLS handshake agreed (`https://` only).
     pub tls: Option<Negotiated>,
+    /// A mix's kinds, in the mix's order (empty for a run of one request).
+    pub kinds: Vec<KindResults>,
 }
 
 impl Results {
@@ -373,7 +451,14 @@ impl Results {
         let mut samples = Vec::with_capacity(total_samples);
         let mut last_activity_us = 0;
         let mut busiest_thread = 0.0f64;
+        let mut kinds: Vec<KindStats> = Vec::new();
         for thread in threads {
+            if kinds.len() < thread.kinds.len() {
+                kinds.resize_with(thread.kinds.len(), KindStats::default);
+            }
+            for (sum, kind) in kinds.iter_mut().zip(&thread.kinds) {
+                sum.add(kind);
+            }
             busiest_thread = busiest_thread.max(thread.busy);
             counters.add(&thread.counters);
             histograms.add(&thread.histograms);
@@ -399,6 +484,15 @@ impl Results {
             server_software: String::new(),
             document_length: 0,
             tls: None,
+            kinds: kinds
+                .into_iter()
+                .map(|stats| KindResults {
+                    name: String::new(),
+                    weight: 0,
+                    document_length: 0,
+                    stats,
+                })
+                .collect(),
         }
     }
 
@@ -414,6 +508,10 @@ impl Results {
         add_seconds(&mut self.seconds, &other.seconds, offset);
         self.busiest_thread = self.busiest_thread.max(other.busiest_thread);
         self.samples.clear();
+        // One test's runs have one mix: its kinds, in one order.
+        for (kind, theirs) in self.kinds.iter_mut().zip(&other.kinds) {
+            kind.stats.add(&theirs.stats);
+        }
     }
 
     /// Whether the client may have set the pace rather than the server; `paced` for `--rate`.

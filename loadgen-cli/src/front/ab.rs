@@ -128,12 +128,13 @@ fn print_head(
         )?;
     }
     if options.output.verbosity >= 2 {
-        let head = String::from_utf8_lossy(&plan.request.bytes[..plan.request.head_len]);
-        write!(
-            stdout,
-            "INFO: {} header == \n---\n{head}\n---\n",
-            options.request.method
-        )?;
+        // ab's one request; a mix's kinds each in turn.
+        for kind in &plan.kinds {
+            let request = &kind.request;
+            let head = String::from_utf8_lossy(&request.bytes[..request.head_len]);
+            let method = head.split(' ').next().unwrap_or_default();
+            write!(stdout, "INFO: {method} header == \n---\n{head}\n---\n")?;
+        }
     }
     stdout.flush()?;
     Ok(())

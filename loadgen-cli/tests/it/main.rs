@@ -1,11 +1,12 @@
 //! Integration tests of the `loadgen` binary: runs against misbehaving test servers (testkit's),
-//! over plain TCP, TLS and HTTP/2, the same runs beside ab, shards, `--start-at` and `loadgen merge` as
+//! over plain TCP, TLS and HTTP/2, the same runs beside ab, weighted mixes, shards, `--start-at` and `loadgen merge` as
 //! processes, and deploy/ rendered and scripts/k8s-run.sh end to end. `loadgen suite`'s tests
 //! live with the suite.
 
 mod ab;
 mod deploy;
 mod h2;
+mod mix;
 mod runs;
 mod shards;
 mod tls;

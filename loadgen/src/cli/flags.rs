@@ -351,6 +351,18 @@ pub const FLAGS: &[Flag] = &[
         guide: "open every connection, then send the first request at TIME: RFC 3339 with any offset (`2026-12-04T10:00:00Z`, `...+01:00`), Unix seconds (`1796378400`, fractions allowed) or `now+30s`; a time that has passed warns and starts at once; more than 1 h ahead is refused as a likely typo (a local time written as UTC); one value for all shards starts them together, within the machines' clock skew",
     },
     Flag {
+        spelling: Long("mix"),
+        value: Some("FILE"),
+        help: "Several kinds of request by weight, a line each: weight name\nmethod path body [-T -H --expect-status --expect-body\n--reject-body]; or -p FILE@W more than once",
+        guide: "several kinds of request in one run, each in proportion to its weight, a line each: `WEIGHT NAME METHOD PATH BODY [options]` (PATH the URL's path or `-` for the URL's own; BODY a file relative to the mix file, or `-`; options any of `-T`, `-H`, `--expect-status`, `--expect-body`, `--reject-body`, quoted as in a shell, after the command line's); `-p FILE@W` (or `-u`) more than once is a mix of bodies of the command line's request, named by their file. Request *i* of the run is of a kind fixed by `--seed` and *i*: every block of W requests (the weights' sum over their common divisor) holds each kind exactly as many times as its weight, so `-n` runs have exact shares. The report, the JSON and `merge` give each kind's counts, failures and latency beside the totals; each kind is checked against its own Document Length. Over `--http2` a mix's header blocks are sent without HPACK's dynamic table",
+    },
+    Flag {
+        spelling: Long("seed"),
+        value: Some("N"),
+        help: "The mix's order (default 1): the same seed, the same order",
+        guide: "the order of a mix's kinds (default 1): the same seed and `-n` send the same kinds in the same order",
+    },
+    Flag {
         spelling: Long("verify"),
         value: None,
         help: "Verify the server's TLS certificate against the system's\nroots (as ab, loadgen does not verify by default)",

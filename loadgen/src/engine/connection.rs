@@ -67,8 +67,9 @@ pub(super) struct Connection {
     pub(super) parser: ResponseParser,
     /// The stream has carried a response before this request.
     reused: bool,
-    /// Whether this request counts (it started after the warm-up).
+    /// Whether this request counts (it started after the warm-up), and its kind.
     pub(super) counted: bool,
+    pub(super) kind: usize,
     start: Instant,
     connected: Instant,
     written_at: Instant,
@@ -92,6 +93,7 @@ impl Connection {
             parser: ResponseParser::new(),
             reused: false,
             counted: false,
+            kind: 0,
             start: now,
             connected: now,
             written_at: now,
@@ -104,27 +106,29 @@ impl Connection {
         }
     }
 
-    /// Readies a new request that started at `now` (and, under `--rate`, was due at
-    /// `intended`). Returns whether it can go out on the open stream; if not, [`connect`]
-    /// comes next.
+    /// Readies a new request (whether it counts, and its kind) that started at `now` (and,
+    /// under `--rate`, was due at `intended`). Returns whether it can go out on the open
+    /// stream; if not, [`connect`] comes next.
     ///
     /// [`connect`]: Connection::connect
     pub(super) fn start(
         &mut self,
         plan: &Plan,
-        counted: bool,
+        (counted, kind): (bool, usize),
         intended: Instant,
         now: Instant,
         capture_server: bool,
     ) -> bool {
         self.counted = counted;
+        self.kind = kind;
         self.intended = intended;
         self.start = now;
         self.first_byte = None;
         self.written = 0;
         self.bytes_in = 0;
         self.deadline = plan.checks.request_timeout.map(|timeout| now + timeout);
-        self.parser.start(plan.request.head_method, capture_server);
+        self.parser
+            .start(plan.kinds[kind].request.head_method, capture_server);
         self.reused = self.stream.is_some();
         if self.reused {
             self.connected = now;
@@ -331,7 +335,7 @@ impl Connection {
     }
 
     fn write(&mut self, plan: &Plan) -> Outcome {
-        let bytes = &plan.request.bytes;
+        let bytes = &plan.kinds[self.kind].request.bytes;
         loop {
             let Some(stream) = self.stream.as_mut() else {
                 return Outcome::Pending;
@@ -389,7 +393,10 @@ impl Connection {
                         }
                     }
                     self.bytes_in += n as u64;
-                    match self.parser.feed(&buffer[..n], &plan.body_checks) {
+                    match self
+                        .parser
+                        .feed(&buffer[..n], &plan.kinds[self.kind].body_checks)
+                    {
                         Ok(Feed::NeedMore) => {
                             if drained && !closed {
                                 // Drained: with edge-triggered readiness, more data brings a
@@ -420,7 +427,11 @@ impl Connection {
 
     /// The server closed the connection while a request was out.
     fn at_close(&mut self, plan: &Plan) -> Outcome {
-        if self.parser.finish_at_close(&plan.body_checks).is_some() {
+        if self
+            .parser
+            .finish_at_close(&plan.kinds[self.kind].body_checks)
+            .is_some()
+        {
             // A body delimited by the close.
             return Outcome::Complete(Instant::now());
         }

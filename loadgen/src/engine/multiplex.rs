@@ -36,10 +36,11 @@ use crate::stats::{Failure, LATE_AFTER_US, ThreadStats};
 const STREAM_WINDOW: u32 = 1 << 20;
 const CONNECTION_WINDOW: u32 = 16 << 20;
 
-/// A request to send: whether it counts, and when it was due.
+/// A request to send: whether it counts, its kind, and when it was due.
 #[derive(Debug, Clone, Copy)]
 struct Job {
     counted: bool,
+    kind: usize,
     intended: Instant,
 }
 
@@ -80,12 +81,13 @@ pub(super) fn run(
             return ThreadStats::new(sample_cap);
         }
     };
+    let n_kinds = plan.mixed_kinds();
     let state = Rc::new(Loop {
         plan,
         shared,
         index,
         schedule: RefCell::new(schedule),
-        stats: RefCell::new(ThreadStats::new(sample_cap)),
+        stats: RefCell::new(ThreadStats::new(sample_cap).with_kinds(n_kinds)),
         completed: Cell::new(0),
         failed: Cell::new(0),
         idle: RefCell::new(VecDeque::new()),
@@ -214,8 +216,9 @@ impl Loop {
                 .borrow_mut()
                 .claim(now, &self.shared.remaining, self.shared.stopped());
         match claimed {
-            Some(counted) => Some(Job {
-                counted,
+            Some(claim) => Some(Job {
+                counted: claim.counted,
+                kind: self.plan.kind_of(claim.ordinal),
                 intended: now,
             }),
             None => {
@@ -261,7 +264,9 @@ impl Loop {
         self.last_event.set(now);
         if self.schedule.borrow().counts(job.counted, now) {
             let at_us = self.micros_since_measure(now);
-            self.stats.borrow_mut().count_failure(failure, at_us);
+            self.stats
+                .borrow_mut()
+                .count_failure(failure, at_us, job.kind);
             self.failed.set(self.failed.get() + 1);
             self.publish();
         }
@@ -366,12 +371,13 @@ async fn dispatch(state: Rc<Loop>) {
                 .schedule
                 .borrow_mut()
                 .claim(now, &state.shared.remaining, state.shared.stopped());
-        let Some(counted) = claimed else {
+        let Some(claim) = claimed else {
             state.finish();
             inbox.wake();
             return;
         };
         let intended = state.schedule.borrow_mut().advance();
+        let counted = claim.counted;
         if counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
             let mut stats = state.stats.borrow_mut();
             stats.counters.late += 1;
@@ -379,7 +385,11 @@ async fn dispatch(state: Rc<Loop>) {
                 stats.counters.late_client += 1;
             }
         }
-        inbox.jobs.borrow_mut().push_back(Job { counted, intended });
+        inbox.jobs.borrow_mut().push_back(Job {
+            counted,
+            kind: state.plan.kind_of(claim.ordinal),
+            intended,
+        });
         inbox.wake();
     }
 }

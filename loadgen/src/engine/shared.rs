@@ -14,6 +14,7 @@ use rustls::pki_types::ServerName;
 use tls::client::Negotiated;
 
 use crate::http::BodyChecks;
+use crate::mix::Picker;
 use crate::options::Checks;
 use crate::pace::Rate;
 use crate::request::Request;
@@ -54,10 +55,27 @@ impl std::fmt::Debug for Log {
     }
 }
 
+/// One kind of request of a run: a run has one, a mix one a part.
+#[derive(Debug)]
+pub struct Kind {
+    /// The part's name (empty for a run of one request) and weight.
+    pub name: String,
+    pub weight: u32,
+    pub request: Request,
+    /// `--http2`: the request's HPACK blocks and body.
+    pub(crate) http2: Option<crate::http2::Request>,
+    /// What a right answer to it is: the run's checks, or the part's.
+    pub(crate) body_checks: BodyChecks,
+    pub(crate) expect_status: Option<u16>,
+}
+
 /// What every thread needs to know, fixed for the run.
 #[derive(Debug)]
 pub struct Plan {
-    pub request: Request,
+    /// The kinds of request: one, or a mix's parts in the mix's order.
+    pub kinds: Vec<Kind>,
+    /// A mix's order: which kind request `i` of the run is.
+    pub(crate) picker: Option<Picker>,
     pub(crate) addr: SocketAddr,
     /// `https://`: how each connection speaks TLS.
     pub(crate) tls: Option<TlsPlan>,
@@ -78,10 +96,9 @@ pub struct Plan {
     /// `--start-at`, when still ahead: the connections open first, and the first request
     /// leaves at this instant.
     pub start_at: Option<Instant>,
-    /// What a right answer is, and how long to wait for one.
+    /// What a right answer is, and how long to wait for one (each kind's body and status
+    /// checks are in [`Kind`]).
     pub(crate) checks: Checks,
-    /// `checks`' body texts, ready to search for.
-    pub(crate) body_checks: BodyChecks,
     pub(crate) verbosity: u32,
     /// Where the `-v` lines go.
     pub(crate) log: Log,
@@ -91,6 +108,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The kind of request `ordinal` of the run.
+    pub(crate) fn kind_of(&self, ordinal: u64) -> usize {
+        self.picker
+            .as_ref()
+            .map_or(0, |picker| picker.kind(ordinal))
+    }
+
+    /// The kinds the statistics count each on its own: a mix's (none for one request).
+    pub(crate) fn mixed_kinds(&self) -> usize {
+        if self.picker.is_some() {
+            self.kinds.len()
+        } else {
+            0
+        }
+    }
+
     /// Thread `index`'s schedule, from `started`: the plan's timing, whichever loop runs it.
     pub(crate) fn schedule(&self, index: usize, started: Instant) -> Schedule {
         Schedule::new(
@@ -116,17 +149,13 @@ pub(crate) struct TlsPlan {
     pub(crate) server_name: ServerName<'static>,
 }
 
-/// The request of an `--http2` run, built once.
+/// What an `--http2` run adds to the plan.
 #[derive(Debug)]
 pub(crate) struct Http2Plan {
-    /// The header block (encoded once) and the body every stream sends.
-    pub(crate) request: Arc<crate::http2::Request>,
+    /// The kinds' header blocks (encoded once) and bodies, in the kinds' order.
+    pub(crate) requests: Arc<[crate::http2::Request]>,
     /// `--streams`: requests a connection carries at once.
     pub(crate) streams: usize,
-    /// Whether the response will have no body (HEAD).
-    pub(crate) head_method: bool,
-    /// The request's size as HTTP/1.1 text, for ab's "Total body sent".
-    pub(crate) sent_len: u64,
 }
 
 /// Why a run ended early, with ab's message and exit code.
@@ -149,9 +178,10 @@ pub struct Shared {
     /// Ctrl-C, an abort, or the end of the measured phase.
     pub(crate) stop: AtomicBool,
     pub(crate) abort: Mutex<Option<Abort>>,
-    /// The first response's body length (`u64::MAX` until there is one): ab's Document Length,
-    /// against which every later response is a Length failure or not.
-    pub(crate) document_length: AtomicU64,
+    /// Each kind's first response's body length (`u64::MAX` until there is one): ab's
+    /// Document Length, against which every later response of the kind is a Length failure
+    /// or not.
+    pub(crate) document_lengths: Vec<AtomicU64>,
     pub(crate) server_software: Mutex<Option<Vec<u8>>>,
     /// What the first TLS handshake agreed, for ab's TLS lines.
     pub(crate) negotiated: OnceLock<Negotiated>,
@@ -169,7 +199,11 @@ impl Shared {
             remaining: AtomicU64::new(plan.n_requests.unwrap_or(u64::MAX)),
             stop: AtomicBool::new(false),
             abort: Mutex::new(None),
-            document_length: AtomicU64::new(u64::MAX),
+            document_lengths: plan
+                .kinds
+                .iter()
+                .map(|_| AtomicU64::new(u64::MAX))
+                .collect(),
             server_software: Mutex::new(None),
             negotiated: OnceLock::new(),
             connect_failures_in_a_row: AtomicU64::new(0),
@@ -193,29 +227,35 @@ impl Shared {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Whether the first response is still to come, so its `Server` header is worth keeping.
-    pub(crate) fn awaiting_first_response(&self) -> bool {
-        self.document_length.load(Ordering::Relaxed) == u64::MAX
+    /// Whether the first response of `kind` is still to come, so its `Server` header is
+    /// worth keeping.
+    pub(crate) fn awaiting_first_response(&self, kind: usize) -> bool {
+        self.document_lengths[kind].load(Ordering::Relaxed) == u64::MAX
     }
 
-    /// ab's Document Length: the first response's body length, which the first response to
-    /// arrive sets (with its `Server` header, from `take_server`).
+    /// ab's Document Length of `kind`: its first response's body length, which the first
+    /// response of the kind to arrive sets (and the run's first its `Server` header, from
+    /// `take_server`).
     pub(crate) fn document_length(
         &self,
+        kind: usize,
         body_len: u64,
         take_server: impl FnOnce() -> Option<Vec<u8>>,
     ) -> u64 {
-        match self.document_length.compare_exchange(
+        match self.document_lengths[kind].compare_exchange(
             u64::MAX,
             body_len,
             Ordering::Relaxed,
             Ordering::Relaxed,
         ) {
             Ok(_) => {
-                *self
+                let mut server = self
                     .server_software
                     .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner()) = take_server();
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                if server.is_none() {
+                    *server = take_server();
+                }
                 body_len
             }
             Err(first) => first,

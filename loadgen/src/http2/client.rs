@@ -1,7 +1,8 @@
 //! One HTTP/2 connection's client state, without IO: the caller feeds it what the socket
 //! read ([`Client::receive`]) and writes what it queued ([`Client::output`]).
 //!
-//! Every stream sends the same [`Request`], its header block encoded once. The server's
+//! Every stream sends one of the connection's [`Request`]s (one, or a mix's kinds), each
+//! header block encoded once. The server's
 //! frames come back as [`Event`]s for the stream they belong to, the caller's value `T` riding
 //! with each stream. Flow control both ways: the server's windows bound the request bodies we
 //! send (the rest waits for WINDOW_UPDATE); ours are opened wide at the start and topped up
@@ -111,6 +112,8 @@ pub struct GoAway {
 #[derive(Debug)]
 struct Stream<T> {
     id: u32,
+    /// Which of the connection's requests it sends.
+    kind: usize,
     user: T,
     send_window: i64,
     body_sent: usize,
@@ -123,7 +126,7 @@ struct Stream<T> {
 /// One connection's HTTP/2 state; `T` is the caller's value for each stream.
 #[derive(Debug)]
 pub struct Client<T> {
-    request: Arc<Request>,
+    requests: Arc<[Request]>,
     windows: Windows,
     out: Vec<u8>,
     /// The start of a frame the last read cut short.
@@ -149,11 +152,18 @@ pub struct Client<T> {
 }
 
 impl<T> Client<T> {
-    /// A connection about to send `request`: the preface, our settings and the connection
-    /// window's opening are queued.
-    pub fn new(request: Arc<Request>, windows: Windows) -> Client<T> {
+    /// A connection about to send `requests` (a stream sends one of them): the preface, our
+    /// settings and the connection window's opening are queued. With more than one, every
+    /// header block goes without the dynamic table, since the entries one request's first
+    /// block would make are not another's.
+    pub fn new(requests: Arc<[Request]>, windows: Windows) -> Client<T> {
+        let encoding = if requests.len() > 1 {
+            Encoding::Plain
+        } else {
+            Encoding::First
+        };
         let mut client = Client {
-            request,
+            requests,
             windows,
             out: Vec::with_capacity(64 * 1024),
             partial: Vec::new(),
@@ -171,7 +181,7 @@ impl<T> Client<T> {
             block: Vec::new(),
             server: Vec::new(),
             goaway: None,
-            encoding: Encoding::First,
+            encoding,
         };
         client.out.extend_from_slice(PREFACE);
         let settings: [(u16, u32); 2] = [
@@ -234,12 +244,18 @@ impl<T> Client<T> {
         self.streams.iter().map(|stream| (stream.id, &stream.user))
     }
 
-    /// Opens a stream sending the request; returns its identifier. Call only when
+    /// Opens a stream sending the (first) request; returns its identifier. Call only when
     /// [`can_open`](Client::can_open).
     pub fn open(&mut self, user: T) -> u32 {
+        self.open_kind(user, 0)
+    }
+
+    /// Opens a stream sending request `kind` of the connection's.
+    pub fn open_kind(&mut self, user: T, kind: usize) -> u32 {
         let id = self.next_id;
         self.next_id += 2;
-        let request = Arc::clone(&self.request);
+        let requests = Arc::clone(&self.requests);
+        let request = &requests[kind];
         let end_stream = if request.body.is_empty() {
             END_STREAM
         } else {
@@ -278,6 +294,7 @@ impl<T> Client<T> {
         }
         self.streams.push(Stream {
             id,
+            kind,
             user,
             send_window: self.peer_initial_window,
             body_sent: 0,
@@ -328,7 +345,9 @@ impl<T> Client<T> {
     }
 
     fn send_body(&mut self, index: usize) {
-        let body_len = self.request.body.len();
+        let requests = Arc::clone(&self.requests);
+        let body = &requests[self.streams[index].kind].body;
+        let body_len = body.len();
         loop {
             let stream = &self.streams[index];
             let left = body_len - stream.body_sent;
@@ -340,8 +359,7 @@ impl<T> Client<T> {
             let (id, from) = (stream.id, stream.body_sent);
             let flags = if piece == left { END_STREAM } else { 0 };
             self.frame_head(piece, DATA, flags, id);
-            self.out
-                .extend_from_slice(&self.request.body[from..from + piece]);
+            self.out.extend_from_slice(&body[from..from + piece]);
             let stream = &mut self.streams[index];
             stream.body_sent += piece;
             stream.send_window -= piece as i64;

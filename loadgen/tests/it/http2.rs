@@ -318,7 +318,7 @@ fn run(case: &Case, pieces: &[&[u8]]) -> (Vec<String>, Option<Http2Error>, Vec<u
         stream: 1 << 20,
         connection: 16 << 20,
     };
-    let mut client = Client::<u32>::new(Arc::new(request), windows);
+    let mut client = Client::<u32>::new(Arc::from([request]), windows);
     for label in 0..case.streams {
         client.open(label as u32 * 2 + 1);
     }
@@ -584,7 +584,7 @@ fn a_smaller_table_gets_a_size_update_and_literals() {
         stream: 65_535,
         connection: 65_535,
     };
-    let mut client = Client::<()>::new(Arc::new(request), windows);
+    let mut client = Client::<()>::new(Arc::from([request]), windows);
     let mut decoder = Decoder::default();
     let mut sent_blocks = Vec::new();
     let mut take = |client: &mut Client<()>| {

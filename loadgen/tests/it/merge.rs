@@ -56,6 +56,7 @@ fn results_of(samples: &[(Sample, u16, u64)]) -> Results {
             sample,
             corrected_us: None,
             at_us,
+            kind: 0,
         });
     }
     Results::merge(vec![stats])

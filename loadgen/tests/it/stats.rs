@@ -49,6 +49,7 @@ fn check(
         },
         corrected_us: None,
         at_us: 2_500_000,
+        kind: 0,
     });
     assert_eq!(verdict, failed, "{name}: failed");
     assert_eq!(stats.counters, expected, "{name}: counters");
@@ -230,7 +231,7 @@ fn failures_count_by_cause() {
     ];
     for (failure, expected) in cases {
         let mut stats = ThreadStats::new(10);
-        stats.count_failure(failure, 1_200_000);
+        stats.count_failure(failure, 1_200_000, 0);
         assert_eq!(
             stats.counters,
             Counters {

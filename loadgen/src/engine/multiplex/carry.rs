@@ -55,6 +55,12 @@ impl Refused {
     }
 }
 
+/// Opens a stream for `flight`, sending its kind's request.
+fn open(client: &mut Client<InFlight>, flight: InFlight) {
+    let kind = flight.job.kind;
+    client.open_kind(flight, kind);
+}
+
 /// A request in flight on a stream.
 #[derive(Debug)]
 struct InFlight {
@@ -104,7 +110,7 @@ pub(super) async fn carry<IO>(
         io,
         inbox,
         refused,
-        client: Client::new(Arc::clone(&h2.request), windows),
+        client: Client::new(Arc::clone(&h2.requests), windows),
         max_streams: h2.streams,
         paced: state.schedule.borrow().paced(),
         buffer: vec![0u8; READ_BUFFER],
@@ -121,7 +127,7 @@ pub(super) async fn carry<IO>(
     };
     if let Some((job, start)) = first {
         let flight = state.in_flight(job, start, Instant::now(), 1);
-        carrier.client.open(flight);
+        open(&mut carrier.client, flight);
     }
     loop {
         let capacity = carrier.fill(Instant::now());
@@ -179,7 +185,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Carrier<'_, IO> {
             let again = self.refused.borrow_mut().pop_front();
             if let Some(again) = again {
                 let flight = state.in_flight(again.job, again.start, now, again.attempts + 1);
-                client.open(flight);
+                open(client, flight);
                 continue;
             }
             let job = if self.paced {
@@ -190,7 +196,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Carrier<'_, IO> {
             let Some(job) = job else {
                 break;
             };
-            client.open(state.in_flight(job, now, now, 1));
+            open(client, state.in_flight(job, now, now, 1));
         }
         if self.paced && !state.done.get() && !client.exhausted() {
             let inbox = self.inbox;
@@ -300,7 +306,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Carrier<'_, IO> {
                 user.first_byte = now;
                 user.parser.framed_head(status, head_len, server);
             }
-            Event::Data { user, data } => user.parser.framed_data(data, &plan.body_checks),
+            Event::Data { user, data } => {
+                let checks = &plan.kinds[user.job.kind].body_checks;
+                user.parser.framed_data(data, checks)
+            }
             Event::End(flight) => state.complete(flight, now),
             Event::Reset { user, code } => {
                 if code == code::REFUSED_STREAM && user.attempts < MAX_ATTEMPTS {
@@ -379,8 +388,8 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Carrier<'_, IO> {
 impl Loop {
     fn in_flight(&self, job: Job, start: Instant, connected: Instant, attempts: u8) -> InFlight {
         let mut parser = ResponseParser::new();
-        let head_method = self.plan.http2.as_ref().is_some_and(|h2| h2.head_method);
-        parser.start(head_method, self.shared.awaiting_first_response());
+        let head_method = self.plan.kinds[job.kind].request.head_method;
+        parser.start(head_method, self.shared.awaiting_first_response(job.kind));
         InFlight {
             job,
             start,
@@ -395,12 +404,15 @@ impl Loop {
     /// A stream's response is complete: counted as the HTTP/1 loop counts one.
     fn complete(&self, mut flight: InFlight, now: Instant) {
         let plan = &self.plan;
-        flight.parser.framed_end(&plan.body_checks);
+        let kind = &plan.kinds[flight.job.kind];
+        flight.parser.framed_end(&kind.body_checks);
         self.last_event.set(now);
         let response = *flight.parser.response();
-        let document_length = self
-            .shared
-            .document_length(response.body_len, || flight.parser.take_server());
+        let document_length =
+            self.shared
+                .document_length(flight.job.kind, response.body_len, || {
+                    flight.parser.take_server()
+                });
         if self.schedule.borrow().counts(flight.job.counted, now) {
             let measure_start = self.schedule.borrow().measure_start;
             let start = flight.start;
@@ -415,18 +427,20 @@ impl Loop {
                 bytes_in: response.head_len + response.body_len,
                 kept_alive: true,
                 document_length: (!plan.checks.variable_length).then_some(document_length),
-                expect_status: plan.checks.expect_status.map(|status| status.as_u16()),
+                expect_status: kind.expect_status,
                 sample,
                 corrected_us: plan
                     .rate
                     .map(|_| (now - flight.job.intended.min(start)).as_micros() as u64),
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
+                kind: flight.job.kind,
             };
             let mut stats = self.stats.borrow_mut();
             if stats.count_complete(completion) {
                 self.failed.set(self.failed.get() + 1);
             }
-            stats.counters.bytes_sent += plan.http2.as_ref().map_or(0, |h2| h2.sent_len);
+            // The request's size as HTTP/1.1 text, for ab's "Total body sent".
+            stats.counters.bytes_sent += kind.request.bytes.len() as u64;
             drop(stats);
             self.completed.set(self.completed.get() + 1);
             self.publish();

@@ -370,7 +370,8 @@ impl<T> Client<T> {
                 }
                 0x1 => {
                     let size = (value as usize).min(hpack::TABLE_SIZE);
-                    if size < self.request.blocks.table_size && self.encoding != Encoding::Plain {
+                    if size < self.requests[0].blocks.table_size && self.encoding != Encoding::Plain
+                    {
                         self.encoding = Encoding::Shrink(size);
                     }
                 }
