@@ -87,7 +87,7 @@ fn answer_marks(file: &PostFile) -> Vec<String> {
 }
 
 /// The manifest that scripts and tools read: wstest's entries for the XML post files, then one
-/// per encoded file, run only when named.
+/// per encoded file and a weighted mix of two WSTest tests, run only when named.
 pub fn manifest() -> String {
     let mut text = wstest::post_files::manifest();
     text.push_str(
@@ -160,5 +160,11 @@ pub fn manifest() -> String {
             text.push_str("variable_length = true\n");
         }
     }
+    text.push_str(
+        "\n# A weighted mix of the tests above, timed as one cell (loadgen's --mix): each part\n\
+         # checked on its own first, then sent in proportion to its weight in a seeded order.\n\
+         # Run only when named: --tests Mix-70/30.\n\
+         [[mix]]\nname = \"Mix-70/30\"\nparts = {EchoStruct-20 = 70, GetOrder-20 = 30}\nonly_when_named = true\n",
+    );
     text
 }

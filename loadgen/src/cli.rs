@@ -5,6 +5,8 @@
 
 pub mod flags;
 mod merge;
+mod mixes;
+mod values;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -13,7 +15,7 @@ use host::duration;
 use tls::client::{self as tls_client, ClientTls, Verify, Versions};
 
 use crate::clock;
-use crate::mix::{self, Mix, Part};
+use crate::mix::Part;
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
@@ -22,6 +24,7 @@ use crate::shard::Shard;
 use crate::url::{Authority, Scheme, Url, UrlError};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
+use self::values::{ab_seconds, atoi, json_out, weighted_body};
 
 /// ab exits with EINVAL for usage errors; so does loadgen.
 pub const USAGE_EXIT_CODE: i32 = 22;
@@ -347,46 +350,6 @@ impl Draft {
         })
     }
 
-    /// The mix of `--mix FILE` or of `-p FILE@W` given more than once, checked against the
-    /// rest of the command line.
-    fn mix(&mut self) -> Result<Option<Mix>, UsageError> {
-        let seed = self.seed.unwrap_or(mix::DEFAULT_SEED);
-        // A mix that does not read is a value's fault, not the command line's: no usage text.
-        let refused = |error: mix::MixError| UsageError::value(format!("loadgen: {error}"));
-        let mix = match (self.mix_file.take(), self.weighted.is_empty()) {
-            (Some(_), false) => {
-                return Err(UsageError::usage(
-                    "loadgen: --mix with -p FILE@W: the mix file gives the bodies",
-                ));
-            }
-            (Some(file), true) => {
-                if self.request.body_file.is_some() || self.head || self.method_given {
-                    return Err(UsageError::usage(
-                        "loadgen: --mix with -p, -u, -i or -m: the mix file gives each part's method and body",
-                    ));
-                }
-                Mix::read(&file, seed).map_err(refused)?
-            }
-            (None, false) => {
-                if self.request.body_file.is_some() {
-                    return Err(UsageError::usage(
-                        "loadgen: -p FILE with -p FILE@W: give every body of a mix a weight",
-                    ));
-                }
-                Mix::new(std::mem::take(&mut self.weighted), seed).map_err(refused)?
-            }
-            (None, true) => {
-                if self.seed.is_some() {
-                    return Err(UsageError::usage(
-                        "loadgen: --seed orders a mix: give --mix FILE or -p FILE@W",
-                    ));
-                }
-                return Ok(None);
-            }
-        };
-        Ok(Some(mix))
-    }
-
     fn flag(&mut self, letter: u8) {
         let display = &mut self.output.display;
         match letter {
@@ -603,52 +566,4 @@ impl Draft {
         }
         Ok(())
     }
-}
-
-/// `-p FILE@W`: a body of a mix and its weight. A file whose own name ends in `@digits` is
-/// that file, as ab would read it.
-fn weighted_body(value: &str) -> Option<(PathBuf, u32)> {
-    let (file, weight) = value.rsplit_once('@')?;
-    let weight = weight.parse::<u32>().ok().filter(|weight| *weight > 0)?;
-    if file.is_empty() || std::path::Path::new(value).exists() {
-        return None;
-    }
-    Some((PathBuf::from(file), weight))
-}
-
-fn json_out(value: &str) -> JsonOut {
-    if value == "-" {
-        JsonOut::Stdout
-    } else {
-        JsonOut::File(PathBuf::from(value))
-    }
-}
-
-/// ab's `-t` and `-s` take whole or fractional seconds.
-fn ab_seconds(value: &str, flag: &str) -> Result<Duration, UsageError> {
-    match value.trim().parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 => Ok(Duration::from_secs_f64(secs)),
-        _ => Err(UsageError::usage(format!(
-            "ab: {flag} expects a number of seconds, not {value:?}"
-        ))),
-    }
-}
-
-/// C's `atoi`, as ab reads numbers: leading digits count, the rest is ignored, garbage is 0.
-fn atoi(text: &str) -> i64 {
-    let text = text.trim_start();
-    let (negative, digits) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let value = digits
-        .bytes()
-        .take_while(u8::is_ascii_digit)
-        .fold(0i64, |value, digit| {
-            value
-                .saturating_mul(10)
-                .saturating_add(i64::from(digit - b'0'))
-        });
-    if negative { -value } else { value }
 }

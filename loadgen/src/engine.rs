@@ -433,13 +433,8 @@ impl Worker {
         let kind = self.plan.kind_of(claim.ordinal);
         let capture_server = self.shared.awaiting_first_response(kind);
         let connection = &mut self.connections[index];
-        let outcome = if connection.start(
-            &self.plan,
-            (claim.counted, kind),
-            intended,
-            now,
-            capture_server,
-        ) {
+        let request = (claim.counted, kind);
+        let outcome = if connection.start(&self.plan, request, intended, now, capture_server) {
             connection.send(&self.plan)
         } else {
             connection.connect(&self.plan, self.poll.registry(), Token(index))

@@ -16,42 +16,13 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
 use crate::options::Header;
+pub use crate::options::{Mix, Part};
 
 /// The largest sum of weights (over their common divisor): a block of the order.
 pub const MAX_TOTAL_WEIGHT: u64 = 1_000_000;
 /// The seed when `--seed` is not given.
 pub const DEFAULT_SEED: u64 = 1;
-
-/// The kinds of request of a run, and the seed of their order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Mix {
-    pub seed: u64,
-    pub parts: Vec<Part>,
-}
-
-/// One kind of request in a mix. What it leaves unset is the command line's.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Part {
-    /// Its name in the report (`EchoStruct-20`).
-    pub name: String,
-    pub weight: u32,
-    #[serde(with = "crate::options::method")]
-    pub method: http::Method,
-    /// The URL's path; `None` is the command line's URL.
-    pub path: Option<String>,
-    pub body_file: Option<PathBuf>,
-    /// `-T`.
-    pub content_type: Option<String>,
-    /// `-H`, after the command line's.
-    pub headers: Vec<Header>,
-    #[serde(with = "crate::options::status")]
-    pub expect_status: Option<http::StatusCode>,
-    pub expect_body: Option<String>,
-    pub reject_body: Option<String>,
-}
 
 impl Part {
     /// A part that is the command line's request but for its body and weight: `-p FILE@W`.

@@ -11,7 +11,6 @@ use serde::{Deserialize, Serialize};
 /// The TLS options are the tls crate's, which makes the client configuration from them.
 pub use tls::client::{ClientTls, Verify, Versions};
 
-use crate::mix::Mix;
 use crate::pace::Rate;
 use crate::shard::{Shard, Share};
 use crate::url::{Authority, Scheme, Url};
@@ -150,6 +149,35 @@ pub struct RequestOptions {
     /// the request above but for what its part sets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<Mix>,
+}
+
+/// `--mix FILE` or `-p FILE@W` more than once: the kinds of request of a run, and the seed
+/// of their order (read, checked and ordered by the `mix` module).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mix {
+    pub seed: u64,
+    pub parts: Vec<Part>,
+}
+
+/// One kind of request in a mix. What it leaves unset is the command line's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Its name in the report (`EchoStruct-20`).
+    pub name: String,
+    pub weight: u32,
+    #[serde(with = "method")]
+    pub method: http::Method,
+    /// The URL's path; `None` is the command line's URL.
+    pub path: Option<String>,
+    pub body_file: Option<PathBuf>,
+    /// `-T`.
+    pub content_type: Option<String>,
+    /// `-H`, after the command line's.
+    pub headers: Vec<Header>,
+    #[serde(with = "status")]
+    pub expect_status: Option<http::StatusCode>,
+    pub expect_body: Option<String>,
+    pub reject_body: Option<String>,
 }
 
 /// A header line of `-H`: its name, and its value as written after the colon (leading space
@@ -357,17 +385,17 @@ impl TestIdentity {
 }
 
 /// Serde for an HTTP method, as its name.
-pub(crate) mod method {
+mod method {
     use serde::{Deserialize as _, Deserializer, Serializer};
 
-    pub(crate) fn serialize<S: Serializer>(
+    pub(super) fn serialize<S: Serializer>(
         method: &http::Method,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(method.as_str())
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<http::Method, D::Error> {
         let name = String::deserialize(deserializer)?;
@@ -376,10 +404,10 @@ pub(crate) mod method {
 }
 
 /// Serde for an optional status code, as its number.
-pub(crate) mod status {
+mod status {
     use serde::{Deserialize as _, Deserializer, Serializer};
 
-    pub(crate) fn serialize<S: Serializer>(
+    pub(super) fn serialize<S: Serializer>(
         status: &Option<http::StatusCode>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
@@ -389,7 +417,7 @@ pub(crate) mod status {
         }
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<http::StatusCode>, D::Error> {
         Option::<u16>::deserialize(deserializer)?

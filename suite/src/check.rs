@@ -109,6 +109,19 @@ trait Stream: Read + Write {}
 impl<S: Read + Write> Stream for S {}
 
 /// Why `answer` is not a right answer to `case`, if it is not.
+/// What is wrong with `target`'s answer to `case` (to each of a mix's parts), if anything.
+pub(crate) fn verdict(target: &Target, case: &Case) -> anyhow::Result<Option<String>> {
+    let Some(mix) = &case.mix else {
+        return Ok(judge(case, &post(target, case)?));
+    };
+    for (part, _) in &mix.parts {
+        if let Some(reason) = judge(part, &post(target, part)?) {
+            return Ok(Some(format!("its part {}: {reason}", part.test)));
+        }
+    }
+    Ok(None)
+}
+
 pub(crate) fn judge(case: &Case, answer: &Answer) -> Option<String> {
     if answer.status != 200 {
         return Some(format!(

@@ -24,6 +24,9 @@ pub struct CellSpec {
     pub expect_body: Option<String>,
     /// A response with this text is a failure.
     pub reject_body: Option<String>,
+    /// A mix: loadgen's `--mix` file, which holds each part's request and checks (the fields
+    /// above are then the first part's, and unused).
+    pub mix_file: Option<PathBuf>,
     /// `https://`: the CA that signed the server's certificate, for a client that verifies it
     /// (loadgen; ab verifies nothing).
     pub cacert: Option<PathBuf>,
@@ -36,8 +39,16 @@ pub struct CellSpec {
 }
 
 impl CellSpec {
-    /// The request as ab's options say it, which loadgen's are too: `-p FILE -T TYPE -H ...`.
+    /// The request as ab's options say it, which loadgen's are too: `-p FILE -T TYPE -H ...`;
+    /// a mix as loadgen's `--mix FILE`.
     pub fn request_args(&self) -> Vec<String> {
+        if let Some(file) = &self.mix_file {
+            let mut args = vec!["--mix".to_owned(), file.display().to_string()];
+            if self.variable_length {
+                args.push("-l".to_owned());
+            }
+            return args;
+        }
         let mut args = vec![
             "-p".to_owned(),
             self.body_file.display().to_string(),
@@ -101,6 +112,10 @@ pub trait LoadClient {
     fn version(&self) -> String;
     /// Runs the cell: warm-up, then `duration` of measured load.
     fn run(&self, cell: &CellSpec) -> anyhow::Result<CellFigures>;
+    /// Whether it runs a mix's cells (`--mix`).
+    fn mixes(&self) -> bool {
+        false
+    }
 }
 
 /// ApacheBench, run as `ab -k -c N -t SECONDS -n LIMIT -p FILE -T TYPE -H ...` with its report

@@ -30,11 +30,14 @@ pub fn command_line(cell: &CellSpec) -> Vec<String> {
     if !cell.warmup.is_zero() {
         args.push(format!("--warmup={}s", cell.warmup.as_secs_f64()));
     }
-    if let Some(text) = &cell.expect_body {
-        args.push(format!("--expect-body={text}"));
-    }
-    if let Some(text) = &cell.reject_body {
-        args.push(format!("--reject-body={text}"));
+    // A mix file holds each part's checks.
+    if cell.mix_file.is_none() {
+        if let Some(text) = &cell.expect_body {
+            args.push(format!("--expect-body={text}"));
+        }
+        if let Some(text) = &cell.reject_body {
+            args.push(format!("--reject-body={text}"));
+        }
     }
     if let Some(streams) = cell.http2 {
         args.push("--http2".to_owned());
@@ -82,6 +85,10 @@ pub(crate) fn run(args: &[String]) -> anyhow::Result<Run> {
 impl LoadClient for Loadgen {
     fn name(&self) -> &str {
         "loadgen"
+    }
+
+    fn mixes(&self) -> bool {
+        true
     }
 
     fn version(&self) -> String {

@@ -1,10 +1,13 @@
 //! The suite's matrix comes from a manifest (by default `post_files/manifest.toml`): one
 //! `[[file]]` per case, naming the body file and everything needed to post it and to judge the
-//! answer. The suite reads these as data; what they mean (SOAP, here) is the manifest's business.
+//! answer, and one `[[mix]]` per weighted mix of those (`parts = {EchoStruct-20 = 70,
+//! GetOrder-20 = 30}`), checked part by part and timed as one cell. The suite reads these as
+//! data; what they mean (SOAP, here) is the manifest's business.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, bail};
+use loadgen::mix::Mix;
 use serde::Deserialize;
 
 /// One case of the matrix.
@@ -29,6 +32,17 @@ pub struct Case {
     pub variable_length: bool,
     /// Run only when `--tests` names it (the encodings beside the WSTest matrix).
     pub only_when_named: bool,
+    /// A `[[mix]]`: its parts, each a `[[file]]` case and its weight, and the mix file that
+    /// loadgen's `--mix` reads (written when the manifest is read). The fields above are then
+    /// the first part's.
+    pub mix: Option<MixCase>,
+}
+
+/// The parts of a mix case.
+#[derive(Debug, Clone)]
+pub struct MixCase {
+    pub parts: Vec<(Case, u32)>,
+    pub file: PathBuf,
 }
 
 #[derive(Debug, Deserialize)]
@@ -36,6 +50,21 @@ pub struct Case {
 struct File {
     #[serde(rename = "file")]
     entries: Vec<Entry>,
+    #[serde(default, rename = "mix")]
+    mixes: Vec<MixEntry>,
+}
+
+/// `[[mix]]`: a test of several `[[file]]` tests at once, by weight.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MixEntry {
+    name: toml::Spanned<String>,
+    /// Test names and weights (the report lists them in name order).
+    parts: toml::Spanned<std::collections::BTreeMap<String, u32>>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    only_when_named: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -117,12 +146,106 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
             answer_gzip: entry.answer_gzip,
             variable_length: entry.variable_length,
             only_when_named: entry.only_when_named,
+            mix: None,
         });
     }
     if cases.is_empty() {
         bail!("{}: no [[file]] entries", path.display());
     }
+    for entry in &file.mixes {
+        let at = |span: std::ops::Range<usize>| format!("{}:{}", path.display(), line_of(span));
+        let name = entry.name.get_ref();
+        if cases.iter().any(|case| &case.test == name) {
+            bail!("{}: test {name:?} is already named", at(entry.name.span()));
+        }
+        let mut parts = Vec::new();
+        for (test, weight) in entry.parts.get_ref() {
+            let Some(case) = cases
+                .iter()
+                .find(|case| case.mix.is_none() && &case.test == test)
+            else {
+                bail!(
+                    "{}: the mix {name:?} names {test:?}, which is no [[file]]'s test",
+                    at(entry.parts.span())
+                );
+            };
+            if *weight == 0 {
+                bail!(
+                    "{}: the mix {name:?} gives {test:?} a weight of 0",
+                    at(entry.parts.span())
+                );
+            }
+            parts.push((case.clone(), *weight));
+        }
+        let Some(first) = parts.first().map(|(case, _)| case.clone()) else {
+            bail!("{}: the mix {name:?} has no parts", at(entry.parts.span()));
+        };
+        let mix = loadgen_mix(&parts, entry.seed)
+            .map_err(|error| anyhow::anyhow!("{}: {error}", at(entry.parts.span())))?;
+        let file = mix_file(name, &mix)?;
+        cases.push(Case {
+            test: name.clone(),
+            only_when_named: entry.only_when_named,
+            variable_length: parts.iter().any(|(case, _)| case.variable_length),
+            mix: Some(MixCase { parts, file }),
+            ..first
+        });
+    }
     Ok(cases)
+}
+
+/// A mix case as loadgen's `--mix` takes it: each part's body, type, headers and checks.
+fn loadgen_mix(parts: &[(Case, u32)], seed: Option<u64>) -> Result<Mix, loadgen::mix::MixError> {
+    let parts = parts
+        .iter()
+        .map(|(case, weight)| loadgen::mix::Part {
+            name: case.test.clone(),
+            weight: *weight,
+            method: http::Method::POST,
+            path: None,
+            // Absolute: the mix file is read from another folder.
+            body_file: Some(std::path::absolute(&case.body_file).unwrap_or(case.body_file.clone())),
+            content_type: Some(case.content_type.clone()),
+            headers: case
+                .headers
+                .iter()
+                .filter_map(|line| loadgen::options::Header::parse(line))
+                .collect(),
+            expect_status: None,
+            expect_body: case.expect_body.clone(),
+            reject_body: case.reject_body.clone(),
+        })
+        .collect();
+    Mix::new(parts, seed.unwrap_or(loadgen::mix::DEFAULT_SEED))
+}
+
+/// Writes the mix file of mix case `name` in the temporary folder, named by its contents so
+/// that every suite reading one manifest shares one file (written whole, then renamed).
+fn mix_file(name: &str, mix: &Mix) -> anyhow::Result<PathBuf> {
+    use std::hash::{Hash as _, Hasher as _};
+    let text = mix.to_file();
+    let mut hasher = std::hash::DefaultHasher::new();
+    (name, &text).hash(&mut hasher);
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let dir = std::env::temp_dir();
+    let path = dir.join(format!("loadgen-suite-{safe}-{:016x}.mix", hasher.finish()));
+    if std::fs::read_to_string(&path).is_ok_and(|found| found == text) {
+        return Ok(path);
+    }
+    let partial = dir.join(format!("{}.{}", path.display(), std::process::id()));
+    std::fs::write(&partial, &text)
+        .and_then(|()| std::fs::rename(&partial, &path))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 /// The cases whose test names are in `names` (when `names` is empty, all but those run only

@@ -219,6 +219,7 @@ impl Matrix<'_> {
             warmup: self.warmup,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
+            mix_file: case.mix.as_ref().map(|mix| mix.file.clone()),
             cacert: target.ca.clone(),
             http2: self.http2,
             variable_length: case.variable_length,
@@ -232,10 +233,9 @@ impl Matrix<'_> {
         for target in targets {
             let mut per_case = Vec::with_capacity(self.cases.len());
             for case in self.cases {
-                let answer = check::post(target, case).with_context(|| {
+                let verdict = check::verdict(target, case).with_context(|| {
                     format!("target {} does not answer at {}", target.name, target.url)
                 })?;
-                let verdict = check::judge(case, &answer);
                 if let Some(reason) = &verdict {
                     eprintln!("{} is wrong on {}: {reason}", target.name, case.test);
                 }
@@ -247,7 +247,12 @@ impl Matrix<'_> {
         for (case_idx, case) in self.cases.iter().enumerate() {
             for &concurrency in self.concurrencies {
                 for (target_idx, target) in targets.iter().enumerate() {
-                    for &client in self.clients {
+                    // ab sends one request again and again: a mix is loadgen's.
+                    for &client in self
+                        .clients
+                        .iter()
+                        .filter(|c| case.mix.is_none() || c.mixes())
+                    {
                         cells.push(Cell {
                             case,
                             target: target_idx,

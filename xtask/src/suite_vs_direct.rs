@@ -89,6 +89,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             warmup: WARMUP,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
+            mix_file: None,
             cacert: target.ca.clone(),
             http2: None,
             variable_length: case.variable_length,

@@ -456,6 +456,26 @@ fn bad_manifests_are_clear_errors() {
             "manifest.toml:8: test \"A\" is already named at line 3",
         ),
         ("empty", String::new(), "missing field `file`"),
+        (
+            "mix-unknown-part",
+            format!("{ENTRY}\n[[mix]]\nname = \"M\"\nparts = {{A = 1, B = 2}}\n"),
+            "manifest.toml:8: the mix \"M\" names \"B\", which is no [[file]]'s test",
+        ),
+        (
+            "mix-zero-weight",
+            format!("{ENTRY}\n[[mix]]\nname = \"M\"\nparts = {{A = 0}}\n"),
+            "gives \"A\" a weight of 0",
+        ),
+        (
+            "mix-no-parts",
+            format!("{ENTRY}\n[[mix]]\nname = \"M\"\nparts = {{}}\n"),
+            "the mix \"M\" has no parts",
+        ),
+        (
+            "mix-name-taken",
+            format!("{ENTRY}\n[[mix]]\nname = \"A\"\nparts = {{A = 1}}\n"),
+            "manifest.toml:7: test \"A\" is already named",
+        ),
     ];
     for (name, manifest, expected) in cases {
         let path = write_manifest(name, manifest);
@@ -613,6 +633,52 @@ fn ab_and_loadgen_agree_on_echovoid() {
         (0.5..=2.0).contains(&(ab / loadgen)),
         "ab {ab:.0}/s, loadgen {loadgen:.0}/s"
     );
+}
+
+/// The manifest's mix: each part checked, then one loadgen cell whose kinds add up to its
+/// counts in the proportions asked (a timed run's blocks are whole but for the last); ab,
+/// which sends one request, gets no cell of it.
+#[test]
+fn a_mix_is_checked_part_by_part_and_timed_as_one_cell() {
+    let _lock = one_at_a_time();
+    let server = server_bin();
+    let mut command = suite_command(&["--tests", "Mix-70/30,EchoVoid", "--format", "json"]);
+    command.arg("--server-bin").arg(&server);
+    let with_ab = testkit::require_tool("ab", "-V", "apache2-utils");
+    if with_ab {
+        command.args(["--client", "ab,loadgen"]);
+    }
+    let output = command.output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let cells = results["cells"].as_array().unwrap();
+    let mixes: Vec<&serde_json::Value> = cells
+        .iter()
+        .filter(|cell| cell["test"] == "Mix-70/30")
+        .collect();
+    assert_eq!(mixes.len(), 1, "one loadgen cell of the mix: {cells:?}");
+    let cell = mixes[0];
+    assert_eq!(cell["client"], "loadgen");
+    assert!(cell["wrong"].is_null(), "{cell}");
+    let document = &cell["runs"][0]["document"];
+    let kinds = document["kinds"].as_array().expect("the mix's kinds");
+    let count = |kind: &serde_json::Value| kind["complete"].as_u64().unwrap();
+    assert_eq!(
+        kinds
+            .iter()
+            .map(|kind| kind["name"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        ["EchoStruct-20", "GetOrder-20"]
+    );
+    let total = document["counters"]["complete"].as_u64().unwrap();
+    assert_eq!(kinds.iter().map(count).sum::<u64>(), total, "{document}");
+    assert!(total > 100, "{document}");
+    // 7 and 3 of every 10 sent: only the last, cut short, block may be off.
+    let struct_share = count(&kinds[0]) as i64 - (total as i64 * 7 / 10);
+    assert!(struct_share.abs() <= 10, "{document}");
+    assert_eq!(document["counters"]["failed"], 0, "{document}");
+    let ab_cells = cells.iter().filter(|cell| cell["client"] == "ab").count();
+    assert_eq!(ab_cells, usize::from(with_ab), "ab times EchoVoid only");
 }
 
 /// A server the suite did not start has its cost measured with `--target-pid`, and none

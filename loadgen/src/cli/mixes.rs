@@ -1,0 +1,46 @@
+//! `--mix FILE` and `-p FILE@W`: the command line's mix, checked against the rest of it.
+
+use super::{Draft, UsageError};
+use crate::mix::{self, Mix};
+
+impl Draft {
+    /// The mix of `--mix FILE` or of `-p FILE@W` given more than once, checked against the
+    /// rest of the command line.
+    pub(super) fn mix(&mut self) -> Result<Option<Mix>, UsageError> {
+        let seed = self.seed.unwrap_or(mix::DEFAULT_SEED);
+        // A mix that does not read is a value's fault, not the command line's: no usage text.
+        let refused = |error: mix::MixError| UsageError::value(format!("loadgen: {error}"));
+        let mix = match (self.mix_file.take(), self.weighted.is_empty()) {
+            (Some(_), false) => {
+                return Err(UsageError::usage(
+                    "loadgen: --mix with -p FILE@W: the mix file gives the bodies",
+                ));
+            }
+            (Some(file), true) => {
+                if self.request.body_file.is_some() || self.head || self.method_given {
+                    return Err(UsageError::usage(
+                        "loadgen: --mix with -p, -u, -i or -m: the mix file gives each part's method and body",
+                    ));
+                }
+                Mix::read(&file, seed).map_err(refused)?
+            }
+            (None, false) => {
+                if self.request.body_file.is_some() {
+                    return Err(UsageError::usage(
+                        "loadgen: -p FILE with -p FILE@W: give every body of a mix a weight",
+                    ));
+                }
+                Mix::new(std::mem::take(&mut self.weighted), seed).map_err(refused)?
+            }
+            (None, true) => {
+                if self.seed.is_some() {
+                    return Err(UsageError::usage(
+                        "loadgen: --seed orders a mix: give --mix FILE or -p FILE@W",
+                    ));
+                }
+                return Ok(None);
+            }
+        };
+        Ok(Some(mix))
+    }
+}
