@@ -269,7 +269,8 @@ impl ThreadStats {
 
     /// The same, counting a mix's `n_kinds` kinds each on its own too.
     pub fn with_kinds(mut self, n_kinds: usize) -> ThreadStats {
-        self.kinds = vec![KindStats::default(); n_kinds];
+        // Not `vec![..; n]`, which makes one (two histograms) even for none.
+        self.kinds = (0..n_kinds).map(|_| KindStats::default()).collect();
         self
     }
 

@@ -673,9 +673,10 @@ fn a_mix_is_checked_part_by_part_and_timed_as_one_cell() {
     let total = document["counters"]["complete"].as_u64().unwrap();
     assert_eq!(kinds.iter().map(count).sum::<u64>(), total, "{document}");
     assert!(total > 100, "{document}");
-    // 7 and 3 of every 10 sent: only the last, cut short, block may be off.
+    // 7 and 3 of every 10 numbers: a timed run leaves the last block and each thread's last
+    // claimed batch (a run of numbers) partly unsent, each off by less than a block.
     let struct_share = count(&kinds[0]) as i64 - (total as i64 * 7 / 10);
-    assert!(struct_share.abs() <= 10, "{document}");
+    assert!(struct_share.abs() <= 30, "{document}");
     assert_eq!(document["counters"]["failed"], 0, "{document}");
     let ab_cells = cells.iter().filter(|cell| cell["client"] == "ab").count();
     assert_eq!(ab_cells, usize::from(with_ab), "ab times EchoVoid only");
