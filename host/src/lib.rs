@@ -14,11 +14,14 @@
 //!   with the limit it got when that is less.
 //! - [`process`]: a process tree's CPU time and resident memory from `/proc`, sampled while a
 //!   load runs.
+//! - [`prometheus`]: Prometheus text (a family's lines, a latency histogram) and the
+//!   `GET /metrics` endpoint of `--metrics ADDR`.
 
 pub mod duration;
 pub mod listening;
 pub mod median;
 pub mod process;
+pub mod prometheus;
 
 use serde::{Deserialize, Serialize};
 

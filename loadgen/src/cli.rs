@@ -266,6 +266,8 @@ impl Draft {
                 csv_file: None,
                 json: None,
                 series_file: None,
+                metrics: None,
+                metrics_hold: None,
             },
             count_given: false,
             method_given: false,
@@ -310,6 +312,11 @@ impl Draft {
             return Err(UsageError::usage(format!(
                 "loadgen: {option} is a TLS option, for an https:// URL"
             )));
+        }
+        if self.output.metrics_hold.is_some() && self.output.metrics.is_none() {
+            return Err(UsageError::usage(
+                "loadgen: --metrics-hold keeps the --metrics endpoint up: give --metrics ADDR",
+            ));
         }
         if self.request.http2 && self.request.http10 {
             return Err(UsageError::usage(
@@ -524,6 +531,13 @@ impl Draft {
             "timeout" => self.checks.request_timeout = Some(duration()?),
             "json" => self.output.json = Some(json_out(value)),
             "series" => self.output.series_file = Some(PathBuf::from(value)),
+            "metrics" => {
+                self.output.metrics =
+                    Some(value.parse().map_err(|_| {
+                        bad("expected an address and port, such as 127.0.0.1:9100")
+                    })?);
+            }
+            "metrics-hold" => self.output.metrics_hold = Some(duration()?),
             "tls-groups" => {
                 self.tls_option
                     .get_or_insert_with(|| "--tls-groups".to_owned());

@@ -35,9 +35,9 @@ use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
 use self::connection::{Connection, Outcome, Readiness};
-use self::shared::os_message;
 pub use self::shared::{Abort, Kind, Log, Plan, Shared};
 pub(crate) use self::shared::{Http2Plan, TlsPlan};
+use self::shared::{os_message, thread_cpu};
 use crate::schedule::{Claim, Schedule};
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
@@ -430,6 +430,9 @@ impl Worker {
 
     fn start_request(&mut self, index: usize, claim: Claim, intended: Instant, now: Instant) {
         self.in_flight += 1;
+        if let Some(live) = &self.plan.live {
+            live.sent(self.index);
+        }
         let kind = self.plan.kind_of(claim.ordinal);
         let capture_server = self.shared.awaiting_first_response(kind);
         let connection = &mut self.connections[index];
@@ -513,8 +516,13 @@ impl Worker {
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
                 kind,
             };
-            if self.stats.count_complete(completion) {
+            let total_us = completion.sample.total_us;
+            let failed = self.stats.count_complete(completion);
+            if failed {
                 self.failed_local += 1;
+            }
+            if let Some(live) = &plan.live {
+                live.complete(self.index, kind, total_us, failed);
             }
             self.completed_local += 1;
             self.publish_progress();
@@ -548,6 +556,9 @@ impl Worker {
             let at_us = self.micros_since_measure(now);
             let kind = self.connections[index].kind;
             self.stats.count_failure(failure, at_us, kind);
+            if let Some(live) = &self.plan.live {
+                live.failed(self.index, kind);
+            }
             self.failed_local += 1;
             self.publish_progress();
         }
@@ -586,12 +597,4 @@ fn readiness(event: &mio::event::Event) -> Readiness {
         writable: event.is_writable(),
         error: event.is_error(),
     }
-}
-
-/// The CPU time this thread has used (user and system), for its share of the run's time.
-fn thread_cpu() -> Duration {
-    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-        .map_or(Duration::ZERO, |time| {
-            Duration::new(time.tv_sec().max(0) as u64, time.tv_nsec().max(0) as u32)
-        })
 }

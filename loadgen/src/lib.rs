@@ -27,6 +27,7 @@
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
 //!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
+//! - [`live`]: `--metrics ADDR`'s counts while the run goes, as Prometheus text.
 //! - [`json`]: `--json` files (or `--json -` on stdout) and reading them back.
 //! - [`merge`](mod@merge): runs of one test added up on the wall clock, exactly.
 //! - [`load`]: the load and nothing else: a plan from the options, [`load::execute`] to
@@ -39,6 +40,7 @@ mod engine;
 pub mod http;
 pub mod http2;
 pub mod json;
+pub mod live;
 pub mod load;
 pub mod merge;
 pub mod mix;

@@ -13,8 +13,10 @@ use anyhow::{Context as _, bail};
 
 use crate::engine::{self, Http2Plan, TlsPlan};
 use crate::http::BodyChecks;
+use crate::live::{Live, Offered};
 use crate::mix::{Mix, Part};
 use crate::options::{Checks, Options, RequestOptions, Target};
+use crate::pace::Pace;
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
@@ -105,9 +107,29 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     let concurrency = share.concurrency as usize;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
+    let live = output.metrics.map(|_| {
+        let names = match &request.mix {
+            Some(mix) => mix.parts.iter().map(|part| part.name.clone()).collect(),
+            None => Vec::new(),
+        };
+        let warmup = load.warmup.unwrap_or_default();
+        let offered = share.rate.map(|rate| {
+            let pace = Pace::new(rate, warmup, load.time_limit());
+            let warm_up_sends = pace.count_until(warmup.as_secs_f64()).floor() as u64;
+            Offered {
+                pace,
+                end_s: load
+                    .time_limit()
+                    .map(|limit| (warmup + limit).as_secs_f64()),
+                most: share.n_requests.map(|n| n + warm_up_sends),
+            }
+        });
+        Arc::new(Live::new(n_threads, kinds.len(), names, offered))
+    });
     let plan = Arc::new(Plan {
         kinds,
         picker: request.mix.as_ref().map(Mix::picker),
+        live,
         addr,
         tls,
         http2,
@@ -216,6 +238,9 @@ pub fn execute(
     on_tick: &mut dyn FnMut(&Shared),
 ) -> anyhow::Result<Outcome> {
     let started = plan.start_at.unwrap_or_else(Instant::now);
+    if let Some(live) = &plan.live {
+        live.start(started);
+    }
     let shared = Arc::new(Shared::new(plan, started));
     let threads = run_threads(plan, &shared, stop, on_tick)?;
     let stopped = stop.load(Ordering::Relaxed);

@@ -282,6 +282,10 @@ pub struct Output {
     pub json: Option<JsonOut>,
     /// `--series FILE`: the per-second series as CSV.
     pub series_file: Option<PathBuf>,
+    /// `--metrics ADDR`: Prometheus text at `GET /metrics` while the run goes, and for
+    /// `--metrics-hold` after it.
+    pub metrics: Option<std::net::SocketAddr>,
+    pub metrics_hold: Option<Duration>,
 }
 
 /// How to print: ab's display options.

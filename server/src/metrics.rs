@@ -8,16 +8,11 @@
 //! slots up. Off by default: without `--metrics` nothing is counted and no clock is read.
 
 use std::fmt::Write as _;
-use std::io::{Read as _, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// The histogram's upper bounds, seconds.
-pub const LATENCY_BUCKETS_S: [f64; 16] = [
-    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025,
-    0.05, 0.1, 0.25, 0.5, 1.0,
-];
+use host::prometheus::{self, LATENCY_SLOTS, family};
 
 /// A connection's or request's protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +34,7 @@ struct Slot {
     connections: [AtomicI64; 2],
     responses: [AtomicU64; STATUSES],
     /// One per bucket, then the ones past the last.
-    latency: [AtomicU64; LATENCY_BUCKETS_S.len() + 1],
+    latency: [AtomicU64; LATENCY_SLOTS],
     latency_sum_ns: AtomicU64,
 }
 
@@ -130,18 +125,11 @@ impl Registry {
             "histogram",
             "From a request's head read to its answer made.",
         );
-        let mut cumulative = 0;
-        let bounds = LATENCY_BUCKETS_S
-            .iter()
-            .map(f64::to_string)
-            .chain(["+Inf".to_owned()]);
-        for (idx, bound) in bounds.enumerate() {
-            cumulative += sum(&|slot| slot.latency[idx].load(Relaxed));
-            let _ = writeln!(out, "{histogram}_bucket{{le=\"{bound}\"}} {cumulative}");
-        }
+        let slots: Vec<u64> = (0..LATENCY_SLOTS)
+            .map(|idx| sum(&|slot| slot.latency[idx].load(Relaxed)))
+            .collect();
         let sum_s = sum(&|slot| slot.latency_sum_ns.load(Relaxed)) as f64 / 1e9;
-        let _ = writeln!(out, "{histogram}_sum {sum_s}");
-        let _ = writeln!(out, "{histogram}_count {cumulative}");
+        prometheus::histogram(&mut out, histogram, "", &slots, sum_s);
         family(
             &mut out,
             "wstest_connections_open",
@@ -162,12 +150,6 @@ impl Registry {
         });
         out
     }
-}
-
-/// A metric family's HELP and TYPE lines.
-fn family(out: &mut String, name: &str, kind: &str, help: &str) {
-    let _ = writeln!(out, "# HELP {name} {help}");
-    let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
 /// A worker's handle on its slot (`Config::metrics`); `run` gives each worker its own.
@@ -213,11 +195,7 @@ impl Metrics {
         slot.in_flight[protocol as usize].fetch_sub(1, Relaxed);
         slot.responses[usize::from(status).min(STATUSES - 1)].fetch_add(1, Relaxed);
         let took = started.elapsed();
-        let bucket = LATENCY_BUCKETS_S
-            .iter()
-            .position(|bound| took.as_secs_f64() <= *bound)
-            .unwrap_or(LATENCY_BUCKETS_S.len());
-        slot.latency[bucket].fetch_add(1, Relaxed);
+        slot.latency[prometheus::latency_slot(took.as_secs_f64())].fetch_add(1, Relaxed);
         slot.latency_sum_ns
             .fetch_add(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX), Relaxed);
     }
@@ -245,47 +223,11 @@ impl Drop for OpenConnection {
     }
 }
 
-/// Serves `GET /metrics` on `listener` from a thread of its own, one scrape at a time (a
-/// scraper is one client; a slow one waits at most two seconds before it is dropped).
+/// Serves `GET /metrics` on `listener` from a thread of its own (`host::prometheus::serve`).
 pub fn serve(listener: std::net::TcpListener, registry: Arc<Registry>) -> std::io::Result<()> {
-    listener.set_nonblocking(false)?;
-    std::thread::Builder::new()
-        .name("wstest-metrics".to_owned())
-        .spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(mut stream) = stream else {
-                    continue;
-                };
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-                let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-                let mut head = Vec::new();
-                let mut buffer = [0u8; 1024];
-                let deadline = Instant::now() + Duration::from_secs(2);
-                while !head.windows(4).any(|w| w == b"\r\n\r\n")
-                    && head.len() < 8192
-                    && Instant::now() < deadline
-                {
-                    match stream.read(&mut buffer) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => head.extend_from_slice(&buffer[..n]),
-                    }
-                }
-                let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
-                let (status, body) = if line.starts_with(b"GET /metrics ")
-                    || line.starts_with(b"GET /metrics?")
-                {
-                    ("200 OK", registry.render())
-                } else {
-                    ("404 Not Found", "the metrics are at GET /metrics\n".to_owned())
-                };
-                let _ = stream.write_all(
-                    format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
-            }
-        })?;
-    Ok(())
+    prometheus::serve(
+        listener,
+        "wstest-metrics",
+        Arc::new(move || registry.render()),
+    )
 }

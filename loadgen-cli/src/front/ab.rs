@@ -29,6 +29,7 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
     // ab prints its -v lines on stdout, among the report's.
     let log = load::Log::to(|line| println!("{line}"));
     let (plan, info) = load::plan_of(options, log)?;
+    serve_metrics(options, &plan)?;
     let heartbeat = Heartbeat::of(options);
     announce_unverified(options);
     let start_wall = announce_start(options, &plan);
@@ -67,11 +68,33 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
         &results,
         table.as_ref(),
     )?;
+    if let Some(hold) = options.output.metrics_hold {
+        // The endpoint's thread serves on while this one waits: a last scrape.
+        std::thread::sleep(hold);
+    }
     Ok(match abort {
         Some(abort) => abort.exit_code,
         None if stopped => INTERRUPTED_EXIT_CODE,
         None => 0,
     })
+}
+
+/// `--metrics ADDR`: the endpoint, from a thread of its own, announced on stderr.
+fn serve_metrics(options: &Options, plan: &Plan) -> anyhow::Result<()> {
+    let (Some(addr), Some(live)) = (options.output.metrics, &plan.live) else {
+        return Ok(());
+    };
+    let listener = std::net::TcpListener::bind(addr)
+        .with_context(|| format!("listening for --metrics on {addr}"))?;
+    let bound = listener.local_addr()?;
+    let live = Arc::clone(live);
+    host::prometheus::serve(listener, "loadgen-metrics", Arc::new(move || live.render()))
+        .context("starting the metrics thread")?;
+    eprintln!(
+        "{}",
+        host::listening::line("loadgen metrics", format_args!("http://{bound}/metrics"))
+    );
+    Ok(())
 }
 
 /// `https://` without `--verify`: says on stderr, once, that the certificate is taken on

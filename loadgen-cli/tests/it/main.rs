@@ -6,6 +6,7 @@
 mod ab;
 mod deploy;
 mod h2;
+mod metrics;
 mod mix;
 mod runs;
 mod shards;

@@ -16,7 +16,7 @@ fn post_file(name: &str) -> String {
 
 /// A 70/30 mix of EchoStruct-20 and GetOrder-20, each checked by its own answer; `wrong`
 /// makes GetOrder's check one no answer passes.
-fn mix_file(name: &str, wrong: bool) -> PathBuf {
+pub(crate) fn mix_file(name: &str, wrong: bool) -> PathBuf {
     let soap = |operation: &str| {
         format!(
             "-T 'text/xml; charset=utf-8' -H 'SOAPAction: \"uri:WSTestWeb-TestService/{operation}\"' --reject-body 'Fault>'"

@@ -303,6 +303,18 @@ pub const FLAGS: &[Flag] = &[
         guide: "the per-second series as CSV: `second,requests,errors,offered_rate,corrected_p50_us,corrected_p99_us` (the last three with `--rate`)",
     },
     Flag {
+        spelling: Long("metrics"),
+        value: Some("ADDR"),
+        help: "Prometheus text at http://ADDR/metrics while the run goes:\nrequests, failures and latency by kind, sent and offered",
+        guide: "serve Prometheus text at `http://ADDR/metrics` (ADDR an address and port; port 0 picks one) while the run goes: `loadgen_responses_total` and `loadgen_failures_total` (the report's Complete and Failed requests; with a mix, by `kind`), `loadgen_request_duration_seconds` (a histogram of ab's Total time, 10 µs to 1 s, by kind), `loadgen_requests_sent_total` (warm-up included) and with `--rate` `loadgen_requests_offered_total` (the schedule's sends so far). Counted where the report counts, so the last scrape equals the report; stderr says `loadgen metrics listening on URL` first",
+    },
+    Flag {
+        spelling: Long("metrics-hold"),
+        value: Some("D"),
+        help: "Keep --metrics up for D after the report (a last scrape)",
+        guide: "keep the `--metrics` endpoint up for D after the report, so that a scraper's last scrape sees the final counts",
+    },
+    Flag {
         spelling: Long("expect-status"),
         value: Some("N"),
         help: "A response with another status is a failure",

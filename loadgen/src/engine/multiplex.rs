@@ -215,6 +215,9 @@ impl Loop {
             self.schedule
                 .borrow_mut()
                 .claim(now, &self.shared.remaining, self.shared.stopped());
+        if let (Some(live), Some(_)) = (&self.plan.live, claimed) {
+            live.sent(self.index);
+        }
         match claimed {
             Some(claim) => Some(Job {
                 counted: claim.counted,
@@ -267,6 +270,9 @@ impl Loop {
             self.stats
                 .borrow_mut()
                 .count_failure(failure, at_us, job.kind);
+            if let Some(live) = &self.plan.live {
+                live.failed(self.index, job.kind);
+            }
             self.failed.set(self.failed.get() + 1);
             self.publish();
         }
@@ -378,6 +384,9 @@ async fn dispatch(state: Rc<Loop>) {
         };
         let intended = state.schedule.borrow_mut().advance();
         let counted = claim.counted;
+        if let Some(live) = &state.plan.live {
+            live.sent(state.index);
+        }
         if counted && (now - intended).as_micros() as u64 > LATE_AFTER_US {
             let mut stats = state.stats.borrow_mut();
             stats.counters.late += 1;

@@ -14,6 +14,7 @@ use rustls::pki_types::ServerName;
 use tls::client::Negotiated;
 
 use crate::http::BodyChecks;
+use crate::live::Live;
 use crate::mix::Picker;
 use crate::options::Checks;
 use crate::pace::Rate;
@@ -76,6 +77,8 @@ pub struct Plan {
     pub kinds: Vec<Kind>,
     /// A mix's order: which kind request `i` of the run is.
     pub(crate) picker: Option<Picker>,
+    /// `--metrics`: the counts a scrape reads while the run goes.
+    pub live: Option<Arc<Live>>,
     pub(crate) addr: SocketAddr,
     /// `https://`: how each connection speaks TLS.
     pub(crate) tls: Option<TlsPlan>,
@@ -310,4 +313,12 @@ pub(crate) fn os_message(error: &io::Error) -> String {
         (Some(at), Some(code)) => format!("{} ({code})", &text[..at]),
         _ => text,
     }
+}
+
+/// The CPU time this thread has used (user and system), for its share of the run's time.
+pub(super) fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map_or(Duration::ZERO, |time| {
+            Duration::new(time.tv_sec().max(0) as u64, time.tv_nsec().max(0) as u32)
+        })
 }

@@ -435,9 +435,14 @@ impl Loop {
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
                 kind: flight.job.kind,
             };
+            let total_us = completion.sample.total_us;
             let mut stats = self.stats.borrow_mut();
-            if stats.count_complete(completion) {
+            let failed = stats.count_complete(completion);
+            if failed {
                 self.failed.set(self.failed.get() + 1);
+            }
+            if let Some(live) = &plan.live {
+                live.complete(self.index, flight.job.kind, total_us, failed);
             }
             // The request's size as HTTP/1.1 text, for ab's "Total body sent".
             stats.counters.bytes_sent += kind.request.bytes.len() as u64;

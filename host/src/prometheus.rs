@@ -1,0 +1,105 @@
+//! Prometheus text (exposition format 0.0.4), as wstest-server's and loadgen's `--metrics ADDR`
+//! serve it: the HELP and TYPE lines of a family, a latency histogram on one set of buckets,
+//! and the small HTTP endpoint that answers `GET /metrics` from a thread of its own.
+
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The latency histograms' upper bounds, seconds: 10 µs to 1 s.
+pub const LATENCY_BUCKETS_S: [f64; 16] = [
+    0.000_01, 0.000_025, 0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025,
+    0.05, 0.1, 0.25, 0.5, 1.0,
+];
+
+/// Slots a latency histogram counts into: one per bucket, then the ones past the last.
+pub const LATENCY_SLOTS: usize = LATENCY_BUCKETS_S.len() + 1;
+
+/// The slot of a latency of `seconds`.
+pub fn latency_slot(seconds: f64) -> usize {
+    LATENCY_BUCKETS_S
+        .iter()
+        .position(|bound| seconds <= *bound)
+        .unwrap_or(LATENCY_BUCKETS_S.len())
+}
+
+/// A metric family's HELP and TYPE lines.
+pub fn family(out: &mut String, name: &str, kind: &str, help: &str) {
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// One histogram's lines: `slots` (per [`latency_slot`], not cumulative) as cumulative buckets,
+/// the sum in seconds and the count; `labels` (`kind="a"`, or empty) go on every line.
+pub fn histogram(out: &mut String, name: &str, labels: &str, slots: &[u64], sum_s: f64) {
+    let bounds = LATENCY_BUCKETS_S
+        .iter()
+        .map(f64::to_string)
+        .chain(["+Inf".to_owned()]);
+    let comma = if labels.is_empty() { "" } else { "," };
+    let mut cumulative = 0;
+    for (count, bound) in slots.iter().zip(bounds) {
+        cumulative += count;
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{{labels}{comma}le=\"{bound}\"}} {cumulative}"
+        );
+    }
+    let braces = if labels.is_empty() {
+        String::new()
+    } else {
+        format!("{{{labels}}}")
+    };
+    let _ = writeln!(out, "{name}_sum{braces} {sum_s}");
+    let _ = writeln!(out, "{name}_count{braces} {cumulative}");
+}
+
+/// What a scrape answers: the text made at that moment.
+pub type Render = Arc<dyn Fn() -> String + Send + Sync>;
+
+/// Serves `GET /metrics` on `listener` from a thread named `name`, one scrape at a time (a
+/// scraper is one client; a slow one waits at most two seconds before it is dropped); any
+/// other request gets 404.
+pub fn serve(listener: std::net::TcpListener, name: &str, render: Render) -> std::io::Result<()> {
+    listener.set_nonblocking(false)?;
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else {
+                    continue;
+                };
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+                let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
+                let mut head = Vec::new();
+                let mut buffer = [0u8; 1024];
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while !head.windows(4).any(|w| w == b"\r\n\r\n")
+                    && head.len() < 8192
+                    && Instant::now() < deadline
+                {
+                    match stream.read(&mut buffer) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buffer[..n]),
+                    }
+                }
+                let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+                let (status, body) = if line.starts_with(b"GET /metrics ")
+                    || line.starts_with(b"GET /metrics?")
+                {
+                    ("200 OK", render())
+                } else {
+                    ("404 Not Found", "the metrics are at GET /metrics\n".to_owned())
+                };
+                let _ = stream.write_all(
+                    format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+            }
+        })?;
+    Ok(())
+}

@@ -1,0 +1,157 @@
+//! `--metrics ADDR` end to end: loadgen and wstest-server both serving Prometheus text while
+//! a 70/30 mix runs; scrapes in the run move towards the end, and the last ones (loadgen's
+//! held open by `--metrics-hold`) hold the counts the report prints.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use host::listening::Listening;
+
+use crate::mix::mix_file;
+
+/// A child killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The URLs of the listening lines `child` prints on stderr, in order, until `count` of them.
+fn listening(child: &mut Child, count: usize) -> Vec<String> {
+    let stderr = child.stderr.take().expect("stderr piped");
+    let mut urls = Vec::new();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr");
+        if let Some(listening) = Listening::parse(&line) {
+            urls.push(listening.url.to_owned());
+            if urls.len() == count {
+                break;
+            }
+        }
+    }
+    assert_eq!(urls.len(), count, "listening lines");
+    urls
+}
+
+/// `GET /metrics` at `url`'s address: the body.
+fn scrape(url: &str) -> String {
+    let line = format!("listening on {url}");
+    let addr = Listening::parse(&line).expect("a URL").addr();
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the metrics");
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").expect("a whole answer");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    body.to_owned()
+}
+
+/// The value of the sample `name` (labels included, as written) in `text`.
+fn sample(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn the_last_scrapes_of_loadgen_and_the_server_hold_the_reports_counts() {
+    let mut server = Command::new(testkit::workspace_bin("wstest-server", "server"))
+        .args(["--addr", "127.0.0.1:0", "--metrics", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wstest-server");
+    let urls = listening(&mut server, 2);
+    let _server = Killed(server);
+    let (service, server_metrics) = (&urls[0], &urls[1]);
+    let mix = mix_file("metrics-mix.txt", false);
+    let mut loadgen = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["-q", "-k", "-c", "4", "-n", "4000", "--rate", "2000"])
+        .args(["--metrics", "127.0.0.1:0", "--metrics-hold", "60s", "--mix"])
+        .arg(&mix)
+        .arg(service)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start loadgen");
+    let loadgen_metrics = listening(&mut loadgen, 1).remove(0);
+    let stdout = loadgen.stdout.take().expect("stdout piped");
+    let loadgen = Killed(loadgen);
+    let kinds = [
+        "loadgen_responses_total{kind=\"EchoStruct-20\"}",
+        "loadgen_responses_total{kind=\"GetOrder-20\"}",
+    ];
+    let responses = |text: &str| kinds.iter().map(|kind| sample(text, kind)).sum::<u64>();
+    // In the run (2 s at this rate): a scrape that has some of the responses but not all.
+    let until = Instant::now() + Duration::from_secs(20);
+    let during = loop {
+        let text = scrape(&loadgen_metrics);
+        let seen = responses(&text);
+        if (1..4000).contains(&seen) || Instant::now() > until {
+            break seen;
+        }
+    };
+    assert!((1..4000).contains(&during), "{during} responses in the run");
+    // The report, printed whole before the hold.
+    let mut report = String::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.unwrap();
+        report.push_str(&line);
+        report.push('\n');
+        if line.starts_with("Failures by cause:") {
+            break;
+        }
+    }
+    let last = scrape(&loadgen_metrics);
+    let row = |name: &str| -> (u64, u64) {
+        let words: Vec<&str> = report
+            .lines()
+            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row {name} in {report}"))
+            .split_whitespace()
+            .collect();
+        (words[4].parse().unwrap(), words[5].parse().unwrap())
+    };
+    for name in ["EchoStruct-20", "GetOrder-20"] {
+        let (complete, failed) = row(name);
+        let labels = format!("{{kind=\"{name}\"}}");
+        assert_eq!(
+            sample(&last, &format!("loadgen_responses_total{labels}")),
+            complete,
+            "{name}: {last}\n{report}"
+        );
+        assert_eq!(
+            sample(&last, &format!("loadgen_failures_total{labels}")),
+            failed
+        );
+        assert_eq!(
+            sample(
+                &last,
+                &format!("loadgen_request_duration_seconds_count{labels}")
+            ),
+            complete
+        );
+    }
+    assert_eq!(responses(&last), 4000, "{last}");
+    assert_eq!(sample(&last, "loadgen_requests_sent_total"), 4000);
+    assert_eq!(sample(&last, "loadgen_requests_offered_total"), 4000);
+    // The server read exactly the requests the report counts, all over HTTP/1.1.
+    let server_text = scrape(server_metrics);
+    assert_eq!(
+        sample(&server_text, "wstest_requests_total{protocol=\"http1\"}"),
+        4000,
+        "{server_text}"
+    );
+    assert_eq!(
+        sample(&server_text, "wstest_responses_total{code=\"200\"}"),
+        4000
+    );
+    drop(loadgen);
+}
