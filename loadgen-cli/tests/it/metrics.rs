@@ -154,4 +154,33 @@ fn the_last_scrapes_of_loadgen_and_the_server_hold_the_reports_counts() {
         4000
     );
     drop(loadgen);
+    dashboard_queries_what_is_served(&format!("{last}{server_text}"));
+}
+
+/// Every metric deploy/grafana's dashboard queries is one that the two endpoints serve.
+fn dashboard_queries_what_is_served(served: &str) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/grafana/wstest-dashboard.json"
+    );
+    let dashboard: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).expect("the dashboard");
+    let mut queried = Vec::new();
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            let expr = target["expr"].as_str().unwrap();
+            for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if word.starts_with("loadgen_") || word.starts_with("wstest_") {
+                    queried.push(word.to_owned());
+                }
+            }
+        }
+    }
+    assert!(queried.len() >= 10, "{queried:?}");
+    for name in queried {
+        assert!(
+            served.lines().any(|line| line.starts_with(&name)),
+            "the dashboard queries {name}, which neither endpoint serves"
+        );
+    }
 }
