@@ -7,6 +7,7 @@ mod ab;
 mod files;
 mod merge;
 mod progress;
+mod remote_write;
 
 pub(crate) use ab::run;
 pub(crate) use merge::merge;

@@ -268,6 +268,7 @@ impl Draft {
                 series_file: None,
                 metrics: None,
                 metrics_hold: None,
+                remote_write: None,
             },
             count_given: false,
             method_given: false,
@@ -538,6 +539,15 @@ impl Draft {
                     })?);
             }
             "metrics-hold" => self.output.metrics_hold = Some(duration()?),
+            "prom-remote-write" => {
+                let url = Url::parse(value).map_err(|_| bad("expected an http:// URL"))?;
+                if url.scheme != Scheme::Http || !value.contains("://") {
+                    return Err(bad(
+                        "expected an http:// URL (a Prometheus or an agent near loadgen; https:// is not offered)",
+                    ));
+                }
+                self.output.remote_write = Some(url);
+            }
             "tls-groups" => {
                 self.tls_option
                     .get_or_insert_with(|| "--tls-groups".to_owned());

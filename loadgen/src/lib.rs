@@ -16,6 +16,7 @@
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `request`: the request bytes, built once.
+//! - [`exchange`]: one request and its whole answer on a blocking socket (TLS for https).
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`http2`]: a sans-IO HTTP/2 client for one request sent again and again: frames, flow
 //!   control, HPACK (the request's block encoded once).
@@ -27,7 +28,8 @@
 //! - [`stats`]: samples, counters and histograms; ab's accounting of each outcome
 //!   ([`stats::ThreadStats::count_complete`]) and ab's arithmetic ([`stats::Table`]).
 //! - [`report`]: ab's text and HTML reports, `-e`, `-g`, and loadgen's extended section.
-//! - [`live`]: `--metrics ADDR`'s counts while the run goes, as Prometheus text.
+//! - [`live`]: `--metrics`' and `--prom-remote-write`'s counts while the run goes, as
+//!   Prometheus text or a remote-write request.
 //! - [`json`]: `--json` files (or `--json -` on stdout) and reading them back.
 //! - [`merge`](mod@merge): runs of one test added up on the wall clock, exactly.
 //! - [`load`]: the load and nothing else: a plan from the options, [`load::execute`] to
@@ -37,6 +39,7 @@
 pub mod cli;
 pub mod clock;
 mod engine;
+pub mod exchange;
 pub mod http;
 pub mod http2;
 pub mod json;

@@ -1,16 +1,18 @@
-//! `--metrics ADDR`: the run as Prometheus text while it goes: each kind's complete and failed
+//! `--metrics ADDR` and `--prom-remote-write URL`: the run as Prometheus text, or as a remote
+//! write request, while it goes: each kind's complete and failed
 //! requests and its latency histogram (ab's Total time), requests sent and, under `--rate`,
 //! offered by the schedule. The counts are the report's, taken where the report's are (so
 //! the last scrape equals the report), into a slot per thread (relaxed adds on cache lines
 //! no other thread writes); a scrape adds the slots up. Without `--metrics` there is no
-//! `Live` and nothing is counted. The endpoint itself is the caller's
-//! (`host::prometheus::serve`): the library opens no listening socket.
+//! `Live` and nothing is counted. The endpoint and the pushes are the caller's
+//! (`host::prometheus::serve`, the binary's front end): the library opens no listening socket
+//! and sends nothing of these.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use host::prometheus::{self, LATENCY_SLOTS, family};
+use host::prometheus::{self, LATENCY_BUCKETS_S, LATENCY_SLOTS};
 
 use crate::pace::Pace;
 
@@ -122,9 +124,8 @@ impl Live {
         self.slots[thread].kinds[kind].failed.fetch_add(1, Relaxed);
     }
 
-    /// The Prometheus text of the counts so far.
-    pub fn render(&self) -> String {
-        let mut out = String::new();
+    /// Every series' value now, by family.
+    pub fn families(&self) -> Vec<Family> {
         let n_kinds = self.slots.first().map_or(0, |slot| slot.kinds.len());
         let sum = |get: &dyn Fn(&KindSlot) -> u64, kind: usize| {
             self.slots
@@ -132,15 +133,11 @@ impl Live {
                 .map(|slot| get(&slot.kinds[kind]))
                 .sum::<u64>()
         };
-        let label = |kind: usize| match self.names.get(kind) {
-            Some(name) => format!("kind=\"{}\"", escape(name)),
-            None => String::new(),
+        let labels = |kind: usize| match self.names.get(kind) {
+            Some(name) => vec![("kind".to_owned(), name.clone())],
+            None => Vec::new(),
         };
-        let braces = |kind: usize| match label(kind) {
-            text if text.is_empty() => text,
-            text => format!("{{{text}}}"),
-        };
-        let counters: [(&str, &str, &Count); 2] = [
+        let counters: [(&'static str, &'static str, &Count); 2] = [
             (
                 "loadgen_responses_total",
                 "Complete responses counted (ab's Complete requests), by kind.",
@@ -152,57 +149,182 @@ impl Live {
                 &|slot| slot.failed.load(Relaxed),
             ),
         ];
-        for (name, help, get) in counters {
-            family(&mut out, name, "counter", help);
-            for kind in 0..n_kinds {
-                let _ = std::fmt::Write::write_fmt(
-                    &mut out,
-                    format_args!("{name}{} {}\n", braces(kind), sum(get, kind)),
-                );
-            }
-        }
-        let histogram = "loadgen_request_duration_seconds";
-        family(
-            &mut out,
-            histogram,
-            "histogram",
-            "ab's Total time of each complete response counted, by kind.",
-        );
+        let mut families: Vec<Family> = counters
+            .into_iter()
+            .map(|(name, help, get)| Family {
+                name,
+                kind: "counter",
+                help,
+                series: (0..n_kinds)
+                    .map(|kind| Series::of(name, labels(kind), sum(get, kind) as f64))
+                    .collect(),
+            })
+            .collect();
+        let name = "loadgen_request_duration_seconds";
+        let mut series = Vec::new();
         for kind in 0..n_kinds {
-            let slots: Vec<u64> = (0..LATENCY_SLOTS)
-                .map(|idx| sum(&|slot| slot.latency[idx].load(Relaxed), kind))
-                .collect();
+            let mut cumulative = 0;
+            let bounds = LATENCY_BUCKETS_S
+                .iter()
+                .map(f64::to_string)
+                .chain(["+Inf".to_owned()]);
+            for (idx, bound) in bounds.enumerate() {
+                cumulative += sum(&|slot| slot.latency[idx].load(Relaxed), kind);
+                let mut bucket = labels(kind);
+                bucket.push(("le".to_owned(), bound));
+                series.push(Series::of(
+                    &format!("{name}_bucket"),
+                    bucket,
+                    cumulative as f64,
+                ));
+            }
             let sum_s = sum(&|slot| slot.latency_sum_us.load(Relaxed), kind) as f64 / 1e6;
-            prometheus::histogram(&mut out, histogram, &label(kind), &slots, sum_s);
+            series.push(Series::of(&format!("{name}_sum"), labels(kind), sum_s));
+            series.push(Series::of(
+                &format!("{name}_count"),
+                labels(kind),
+                cumulative as f64,
+            ));
         }
-        family(
-            &mut out,
-            "loadgen_requests_sent_total",
-            "counter",
-            "Requests started, the warm-up's included.",
-        );
+        families.push(Family {
+            name,
+            kind: "histogram",
+            help: "ab's Total time of each complete response counted, by kind.",
+            series,
+        });
         let sent: u64 = self.slots.iter().map(|slot| slot.sent.load(Relaxed)).sum();
-        let _ = std::fmt::Write::write_fmt(
-            &mut out,
-            format_args!("loadgen_requests_sent_total {sent}\n"),
-        );
+        let name = "loadgen_requests_sent_total";
+        families.push(Family {
+            name,
+            kind: "counter",
+            help: "Requests started, the warm-up's included.",
+            series: vec![Series::of(name, Vec::new(), sent as f64)],
+        });
         if let Some(offered) = self.offered {
-            family(
-                &mut out,
-                "loadgen_requests_offered_total",
-                "counter",
-                "Requests --rate's schedule has offered so far, the warm-up's included.",
-            );
-            let offered = self
+            let count = self
                 .started
                 .get()
                 .map_or(0, |started| offered.until(started.elapsed().as_secs_f64()));
-            let _ = std::fmt::Write::write_fmt(
-                &mut out,
-                format_args!("loadgen_requests_offered_total {offered}\n"),
-            );
+            let name = "loadgen_requests_offered_total";
+            families.push(Family {
+                name,
+                kind: "counter",
+                help: "Requests --rate's schedule has offered so far, the warm-up's included.",
+                series: vec![Series::of(name, Vec::new(), count as f64)],
+            });
+        }
+        families
+    }
+
+    /// The Prometheus text of the counts so far.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for family in self.families() {
+            prometheus::family(&mut out, family.name, family.kind, family.help);
+            for series in &family.series {
+                series.write_text(&mut out);
+            }
         }
         out
+    }
+
+    /// The counts so far as a remote-write request (Prometheus remote write 1.0: a protobuf
+    /// `WriteRequest`, not yet snappy-compressed), each series with `labels` added and one
+    /// sample at `timestamp_ms`.
+    pub fn write_request(&self, labels: &[(String, String)], timestamp_ms: i64) -> Vec<u8> {
+        let mut request = Vec::new();
+        for family in self.families() {
+            for series in family.series {
+                let mut all: Vec<(String, String)> = vec![("__name__".to_owned(), series.name)];
+                all.extend(labels.iter().cloned());
+                all.extend(series.labels);
+                // The protocol wants a series' labels sorted by name.
+                all.sort();
+                let mut timeseries = Vec::new();
+                for (name, value) in &all {
+                    let mut label = Vec::new();
+                    protobuf::bytes(&mut label, 1, name.as_bytes());
+                    protobuf::bytes(&mut label, 2, value.as_bytes());
+                    protobuf::bytes(&mut timeseries, 1, &label);
+                }
+                let mut sample = Vec::new();
+                protobuf::double(&mut sample, 1, series.value);
+                protobuf::varint_field(&mut sample, 2, timestamp_ms as u64);
+                protobuf::bytes(&mut timeseries, 2, &sample);
+                protobuf::bytes(&mut request, 1, &timeseries);
+            }
+        }
+        request
+    }
+}
+
+/// A metric family: its name, type and help, and its series.
+#[derive(Debug, Clone)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub series: Vec<Series>,
+}
+
+/// One series: its name (a histogram's with `_bucket`, `_sum` or `_count`), labels and value.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+impl Series {
+    fn of(name: &str, labels: Vec<(String, String)>, value: f64) -> Series {
+        Series {
+            name: name.to_owned(),
+            labels,
+            value,
+        }
+    }
+
+    fn write_text(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{}", self.name);
+        if !self.labels.is_empty() {
+            let labels: Vec<String> = self
+                .labels
+                .iter()
+                .map(|(name, value)| format!("{name}=\"{}\"", escape(value)))
+                .collect();
+            let _ = write!(out, "{{{}}}", labels.join(","));
+        }
+        let _ = writeln!(out, " {}", self.value);
+    }
+}
+
+/// The three protobuf encodings a `WriteRequest` needs, by hand: a dependency and a code
+/// generator for four small messages would cost more than these lines.
+mod protobuf {
+    pub(super) fn varint(out: &mut Vec<u8>, mut value: u64) {
+        while value >= 0x80 {
+            out.push((value as u8) | 0x80);
+            value >>= 7;
+        }
+        out.push(value as u8);
+    }
+
+    /// A length-delimited field (a string, bytes or an embedded message).
+    pub(super) fn bytes(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+        varint(out, u64::from(field << 3 | 2));
+        varint(out, bytes.len() as u64);
+        out.extend_from_slice(bytes);
+    }
+
+    pub(super) fn double(out: &mut Vec<u8>, field: u32, value: f64) {
+        varint(out, u64::from(field << 3 | 1));
+        out.extend_from_slice(&value.to_le_bytes());
+    }
+
+    pub(super) fn varint_field(out: &mut Vec<u8>, field: u32, value: u64) {
+        varint(out, u64::from(field << 3));
+        varint(out, value);
     }
 }
 

@@ -107,7 +107,7 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     let concurrency = share.concurrency as usize;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
-    let live = output.metrics.map(|_| {
+    let live = (output.metrics.is_some() || output.remote_write.is_some()).then(|| {
         let names = match &request.mix {
             Some(mix) => mix.parts.iter().map(|part| part.name.clone()).collect(),
             None => Vec::new(),

@@ -286,6 +286,8 @@ pub struct Output {
     /// `--metrics-hold` after it.
     pub metrics: Option<std::net::SocketAddr>,
     pub metrics_hold: Option<Duration>,
+    /// `--prom-remote-write URL`: the same counts pushed there every few seconds and at the end.
+    pub remote_write: Option<Url>,
 }
 
 /// How to print: ab's display options.

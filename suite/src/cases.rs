@@ -127,7 +127,7 @@ impl wsdl::Loader for Fetch {
 
 fn get(url: &str, ca: Option<&Path>) -> anyhow::Result<String> {
     let parsed = loadgen::url::Url::parse(url).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let (status, body) = crate::check::exchange(&parsed, ca, "GET", &[], &[])?;
+    let (status, body) = loadgen::exchange::exchange(&parsed, ca, "GET", &[], &[])?;
     anyhow::ensure!(status == 200, "GET answered {status}");
     String::from_utf8(body).context("the document is not UTF-8")
 }

@@ -5,22 +5,12 @@
 //! that cannot be reached at all is an error within seconds. An `https://` target is checked
 //! over TLS, its certificate verified against the suite's CA when the suite made it.
 
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+use std::io::Read;
 
 use anyhow::Context as _;
-use loadgen::url::{Scheme, Url};
-use tls::client::{ClientTls, Verify};
 
 use crate::manifest::Case;
 use crate::target::Target;
-
-/// How long a check waits to connect and for the answer.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An HTTP response's status and body.
 #[derive(Debug)]
@@ -39,7 +29,8 @@ pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
         .with_context(|| format!("reading {}", case.body_file.display()))?;
     let mut headers = vec![format!("Content-Type: {}", case.content_type)];
     headers.extend(case.headers.iter().cloned());
-    let (status, mut body) = exchange(&target.url, target.ca.as_deref(), "POST", &headers, &body)?;
+    let (status, mut body) =
+        loadgen::exchange::exchange(&target.url, target.ca.as_deref(), "POST", &headers, &body)?;
     let mut gzip_error = None;
     if case.answer_gzip && status == 200 {
         let mut inflated = Vec::new();
@@ -58,57 +49,6 @@ pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
 /// One request on a connection of its own (`Connection: close`): the answer's status and
 /// body. Over TLS the certificate is verified against `ca` when given, else not at all (the
 /// suite's own throwaway certificates, or a server the user points it at).
-pub(crate) fn exchange(
-    url: &Url,
-    ca: Option<&Path>,
-    method: &str,
-    headers: &[String],
-    body: &[u8],
-) -> anyhow::Result<(u16, Vec<u8>)> {
-    let addr = (url.host.as_str(), url.port)
-        .to_socket_addrs()
-        .with_context(|| format!("resolving {}", url.host))?
-        .next()
-        .with_context(|| format!("{} has no address", url.host))?;
-    let tcp = TcpStream::connect_timeout(&addr, CONNECT_TIMEOUT)
-        .with_context(|| format!("connecting to {url}"))?;
-    tcp.set_read_timeout(Some(ANSWER_TIMEOUT))?;
-    let mut stream: Box<dyn Stream> = match url.scheme {
-        Scheme::Http => Box::new(tcp),
-        Scheme::Https => {
-            let settings = ClientTls {
-                verify: ca.map_or(Verify::Off, |ca| Verify::CaFile(ca.to_path_buf())),
-                ..ClientTls::default()
-            };
-            let config = tls::client::client_config(&settings, &[tls::ALPN_HTTP1])?;
-            let name = tls::client::server_name(&url.host)?;
-            let connection = rustls::ClientConnection::new(Arc::clone(&config), name)?;
-            Box::new(rustls::StreamOwned::new(connection, tcp))
-        }
-    };
-    let mut request = format!(
-        "{method} {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        url.path,
-        url.host_field(),
-        body.len()
-    );
-    for header in headers {
-        request.push_str(header);
-        request.push_str("\r\n");
-    }
-    request.push_str("\r\n");
-    stream.write_all(request.as_bytes())?;
-    stream.write_all(body)?;
-    let (response, body) = loadgen::http::read_whole(&mut stream, false)
-        .with_context(|| format!("the answer of {url} (is it HTTP?)"))?;
-    Ok((response.status, body))
-}
-
-/// A connection to check over: TCP, or TLS over it.
-trait Stream: Read + Write {}
-impl<S: Read + Write> Stream for S {}
-
-/// Why `answer` is not a right answer to `case`, if it is not.
 /// What is wrong with `target`'s answer to `case` (to each of a mix's parts), if anything.
 pub(crate) fn verdict(target: &Target, case: &Case) -> anyhow::Result<Option<String>> {
     let Some(mix) = &case.mix else {
@@ -122,6 +62,7 @@ pub(crate) fn verdict(target: &Target, case: &Case) -> anyhow::Result<Option<Str
     Ok(None)
 }
 
+/// Why `answer` is not a right answer to `case`, if it is not.
 pub(crate) fn judge(case: &Case, answer: &Answer) -> Option<String> {
     if answer.status != 200 {
         return Some(format!(

@@ -11,6 +11,7 @@ use tls::client::Verify;
 
 use super::files;
 use super::progress::{Heartbeat, Progress};
+use super::remote_write::Pusher;
 use loadgen::load::Plan;
 use loadgen::load::{self, Outcome};
 use loadgen::options::Options;
@@ -30,6 +31,7 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
     let log = load::Log::to(|line| println!("{line}"));
     let (plan, info) = load::plan_of(options, log)?;
     serve_metrics(options, &plan)?;
+    let pusher = Pusher::start(options, plan.live.as_ref());
     let heartbeat = Heartbeat::of(options);
     announce_unverified(options);
     let start_wall = announce_start(options, &plan);
@@ -68,6 +70,9 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
         &results,
         table.as_ref(),
     )?;
+    if let Some(pusher) = pusher {
+        pusher.finish();
+    }
     if let Some(hold) = options.output.metrics_hold {
         // The endpoint's thread serves on while this one waits: a last scrape.
         std::thread::sleep(hold);

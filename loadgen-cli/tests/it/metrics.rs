@@ -184,3 +184,210 @@ fn dashboard_queries_what_is_served(served: &str) {
         );
     }
 }
+
+/// A remote-write receiver on a port of its own: every request's status line is answered with
+/// `status`, and each body (snappy, then a protobuf `WriteRequest`) decoded into its series.
+struct Receiver {
+    url: String,
+    pushes: std::sync::mpsc::Receiver<Vec<PushedSeries>>,
+}
+
+/// A series as pushed: its labels (`__name__` among them) and its one sample's value.
+#[derive(Debug)]
+struct PushedSeries {
+    labels: Vec<(String, String)>,
+    value: f64,
+}
+
+impl Receiver {
+    fn start(status: u16) -> Receiver {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/api/v1/write", listener.local_addr().unwrap());
+        let (sender, pushes) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let (head, body) = read_request(&mut stream);
+                assert!(head.starts_with("POST /api/v1/write HTTP/1.1"), "{head}");
+                for field in [
+                    "Content-Encoding: snappy",
+                    "Content-Type: application/x-protobuf",
+                    "X-Prometheus-Remote-Write-Version: 0.1.0",
+                ] {
+                    assert!(head.contains(field), "no {field} in {head}");
+                }
+                let request = snap::raw::Decoder::new().decompress_vec(&body).unwrap();
+                let _ = sender.send(decode_write_request(&request));
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\nContent-Length: 2\r\nConnection: close\r\n\r\nno"
+                );
+            }
+        });
+        Receiver { url, pushes }
+    }
+}
+
+/// A request's head and its Content-Length body.
+fn read_request(stream: &mut std::net::TcpStream) -> (String, Vec<u8>) {
+    let mut bytes = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut buffer).unwrap();
+        assert!(n > 0, "the request ended early");
+        bytes.extend_from_slice(&buffer[..n]);
+        let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") else {
+            continue;
+        };
+        let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+        let length: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("Content-Length: "))
+            .expect("a Content-Length")
+            .parse()
+            .unwrap();
+        if bytes.len() >= end + 4 + length {
+            return (head, bytes[end + 4..end + 4 + length].to_vec());
+        }
+    }
+}
+
+/// Protobuf's fields of `message`: (number, varint or length-delimited bytes or fixed64).
+fn fields(mut message: &[u8]) -> Vec<(u64, Vec<u8>)> {
+    let varint = |bytes: &mut &[u8]| {
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = bytes[0];
+            *bytes = &bytes[1..];
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                break;
+            }
+        }
+        value
+    };
+    let mut fields = Vec::new();
+    while !message.is_empty() {
+        let key = varint(&mut message);
+        let value = match key & 7 {
+            0 => varint(&mut message).to_le_bytes().to_vec(),
+            1 => {
+                let (value, rest) = message.split_at(8);
+                message = rest;
+                value.to_vec()
+            }
+            2 => {
+                let length = varint(&mut message) as usize;
+                let (value, rest) = message.split_at(length);
+                message = rest;
+                value.to_vec()
+            }
+            other => panic!("wire type {other}"),
+        };
+        fields.push((key >> 3, value));
+    }
+    fields
+}
+
+fn decode_write_request(request: &[u8]) -> Vec<PushedSeries> {
+    let text = |bytes: &[u8]| String::from_utf8(bytes.to_vec()).unwrap();
+    fields(request)
+        .into_iter()
+        .filter(|(number, _)| *number == 1)
+        .map(|(_, timeseries)| {
+            let mut series = PushedSeries {
+                labels: Vec::new(),
+                value: f64::NAN,
+            };
+            for (number, value) in fields(&timeseries) {
+                let inner = fields(&value);
+                if number == 1 {
+                    series.labels.push((text(&inner[0].1), text(&inner[1].1)));
+                } else if number == 2 {
+                    series.value = f64::from_le_bytes(inner[0].1.clone().try_into().unwrap());
+                }
+            }
+            series
+        })
+        .collect()
+}
+
+#[test]
+fn remote_write_pushes_the_reports_counts_last() {
+    let receiver = Receiver::start(204);
+    let server = crate::mix::wstest_server();
+    let mix = mix_file("remote-write-mix.txt", false);
+    let output = crate::runs::loadgen(&[
+        "-k".to_owned(),
+        "-c".to_owned(),
+        "4".to_owned(),
+        "-n".to_owned(),
+        "3000".to_owned(),
+        "--shard".to_owned(),
+        "1/2".to_owned(),
+        "--prom-remote-write".to_owned(),
+        receiver.url.clone(),
+        "--mix".to_owned(),
+        mix.display().to_string(),
+        server.url.to_string(),
+    ]);
+    assert!(output.status.success(), "{output:?}");
+    let pushes: Vec<Vec<PushedSeries>> = receiver.pushes.try_iter().collect();
+    let last = pushes.last().expect("a push after the report");
+    let value = |name: &str, kind: &str| {
+        last.iter()
+            .find(|series| {
+                series
+                    .labels
+                    .contains(&("__name__".to_owned(), name.to_owned()))
+                    && series
+                        .labels
+                        .contains(&("kind".to_owned(), kind.to_owned()))
+            })
+            .unwrap_or_else(|| panic!("no {name} of {kind} in {last:?}"))
+            .value
+    };
+    // Shard 1 of 2 sends 1,500: 1,050 and 450.
+    assert_eq!(value("loadgen_responses_total", "EchoStruct-20"), 1050.0);
+    assert_eq!(value("loadgen_responses_total", "GetOrder-20"), 450.0);
+    assert_eq!(value("loadgen_failures_total", "GetOrder-20"), 0.0);
+    assert_eq!(
+        value("loadgen_request_duration_seconds_count", "GetOrder-20"),
+        450.0
+    );
+    for series in last {
+        let names: Vec<&str> = series
+            .labels
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        assert_eq!(names, sorted, "labels sorted by name");
+        for label in [("job", "loadgen"), ("shard", "1/2")] {
+            assert!(
+                series
+                    .labels
+                    .contains(&(label.0.to_owned(), label.1.to_owned())),
+                "{series:?}"
+            );
+        }
+        assert!(names.contains(&"instance"), "{series:?}");
+    }
+    // A receiver that refuses: said once, and the run is not failed by it.
+    let refusing = Receiver::start(500);
+    let output = crate::runs::loadgen(&[
+        "-k".to_owned(),
+        "-n".to_owned(),
+        "100".to_owned(),
+        "--prom-remote-write".to_owned(),
+        refusing.url.clone(),
+        "-p".to_owned(),
+        format!("{}/../post_files/echovoid.xml", env!("CARGO_MANIFEST_DIR")),
+        server.url.to_string(),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("status 500: no"), "{stderr}");
+    assert!(stderr.contains("1 of 1 pushes failed"), "{stderr}");
+}

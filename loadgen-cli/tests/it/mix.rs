@@ -41,7 +41,7 @@ pub(crate) fn mix_file(name: &str, wrong: bool) -> PathBuf {
     path
 }
 
-fn wstest_server() -> Target {
+pub(crate) fn wstest_server() -> Target {
     let spec = TargetSpec::Binary {
         name: "wstest".to_owned(),
         program: testkit::workspace_bin("wstest-server", "server"),

@@ -315,6 +315,12 @@ pub const FLAGS: &[Flag] = &[
         guide: "keep the `--metrics` endpoint up for D after the report, so that a scraper's last scrape sees the final counts",
     },
     Flag {
+        spelling: Long("prom-remote-write"),
+        value: Some("URL"),
+        help: "Push --metrics' counts to URL (Prometheus remote write)\nevery 5 s and at the end; http:// only",
+        guide: "push the counts `--metrics` serves (the same series, with `job=\"loadgen\"`, `instance` the host name and, when sharded, `shard=\"I/N\"`) to URL by Prometheus remote write 1.0 (protobuf, snappy) every 5 s and once after the report, with or without `--metrics`; http:// only (a Prometheus with `--web.enable-remote-write-receiver`, or an agent beside loadgen); a push that fails is said on stderr once and counted at the end, and never stops the load",
+    },
+    Flag {
         spelling: Long("expect-status"),
         value: Some("N"),
         help: "A response with another status is a failure",
