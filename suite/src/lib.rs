@@ -118,7 +118,9 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
         return redraw(dir, show).map(|()| 0);
     }
     let manifest_path = args.manifest.clone().map_or_else(default_manifest, Ok)?;
-    let cases = manifest::select(manifest::read(&manifest_path)?, &args.tests).map_err(usage)?;
+    let mut cases =
+        manifest::select(manifest::read(&manifest_path)?, &args.tests).map_err(usage)?;
+    let _mix_files = manifest::MixFiles::write(&mut cases)?;
     // Before the suite pins itself, which narrows what this process sees; the cores this
     // thread had come back when the run ends, however it ends.
     let machine = host::Machine::this();

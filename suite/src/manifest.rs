@@ -32,17 +32,17 @@ pub struct Case {
     pub variable_length: bool,
     /// Run only when `--tests` names it (the encodings beside the WSTest matrix).
     pub only_when_named: bool,
-    /// A `[[mix]]`: its parts, each a `[[file]]` case and its weight, and the mix file that
-    /// loadgen's `--mix` reads (written when the manifest is read). The fields above are then
-    /// the first part's.
+    /// A `[[mix]]`: its parts, each a `[[file]]` case and its weight, and the mix that
+    /// loadgen's `--mix` reads. The fields above are then the first part's.
     pub mix: Option<MixCase>,
 }
 
-/// The parts of a mix case.
+/// The parts of a mix case, the mix loadgen runs, and its file once [`MixFiles`] wrote it.
 #[derive(Debug, Clone)]
 pub struct MixCase {
     pub parts: Vec<(Case, u32)>,
-    pub file: PathBuf,
+    pub mix: Mix,
+    pub file: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -182,12 +182,15 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
         };
         let mix = loadgen_mix(&parts, entry.seed)
             .map_err(|error| anyhow::anyhow!("{}: {error}", at(entry.parts.span())))?;
-        let file = mix_file(name, &mix)?;
         cases.push(Case {
             test: name.clone(),
             only_when_named: entry.only_when_named,
             variable_length: parts.iter().any(|(case, _)| case.variable_length),
-            mix: Some(MixCase { parts, file }),
+            mix: Some(MixCase {
+                parts,
+                mix,
+                file: None,
+            }),
             ..first
         });
     }
@@ -219,33 +222,52 @@ fn loadgen_mix(parts: &[(Case, u32)], seed: Option<u64>) -> Result<Mix, loadgen:
     Mix::new(parts, seed.unwrap_or(loadgen::mix::DEFAULT_SEED))
 }
 
-/// Writes the mix file of mix case `name` in the temporary folder, named by its contents so
-/// that every suite reading one manifest shares one file (written whole, then renamed).
-fn mix_file(name: &str, mix: &Mix) -> anyhow::Result<PathBuf> {
-    use std::hash::{Hash as _, Hasher as _};
-    let text = mix.to_file();
-    let mut hasher = std::hash::DefaultHasher::new();
-    (name, &text).hash(&mut hasher);
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let dir = std::env::temp_dir();
-    let path = dir.join(format!("loadgen-suite-{safe}-{:016x}.mix", hasher.finish()));
-    if std::fs::read_to_string(&path).is_ok_and(|found| found == text) {
-        return Ok(path);
+/// The mix files of a suite's mix cases, in a folder of this process's that goes when this
+/// does (when the suite ends, however it ends but killed).
+#[derive(Debug)]
+pub struct MixFiles {
+    dir: PathBuf,
+}
+
+impl MixFiles {
+    /// Writes the mix file of each mix case in `cases` and gives the case its path; `None`
+    /// when there is no mix case (and nothing is written).
+    pub fn write(cases: &mut [Case]) -> anyhow::Result<Option<MixFiles>> {
+        if cases.iter().all(|case| case.mix.is_none()) {
+            return Ok(None);
+        }
+        let dir = std::env::temp_dir().join(format!("loadgen-suite-mixes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let files = MixFiles { dir };
+        for case in cases.iter_mut() {
+            let Some(mix) = &mut case.mix else {
+                continue;
+            };
+            let safe: String = case
+                .test
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let path = files.dir.join(format!("{safe}.mix"));
+            std::fs::write(&path, mix.mix.to_file())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            mix.file = Some(path);
+        }
+        Ok(Some(files))
     }
-    let partial = dir.join(format!("{}.{}", path.display(), std::process::id()));
-    std::fs::write(&partial, &text)
-        .and_then(|()| std::fs::rename(&partial, &path))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(path)
+}
+
+impl Drop for MixFiles {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// The cases whose test names are in `names` (when `names` is empty, all but those run only

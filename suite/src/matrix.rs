@@ -219,7 +219,7 @@ impl Matrix<'_> {
             warmup: self.warmup,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
-            mix_file: case.mix.as_ref().map(|mix| mix.file.clone()),
+            mix_file: case.mix.as_ref().and_then(|mix| mix.file.clone()),
             cacert: target.ca.clone(),
             http2: self.http2,
             variable_length: case.variable_length,

@@ -648,8 +648,14 @@ fn a_mix_is_checked_part_by_part_and_timed_as_one_cell() {
     if with_ab {
         command.args(["--client", "ab,loadgen"]);
     }
-    let output = command.output().unwrap();
+    // The mix file goes with the suite.
+    let tmp = std::env::temp_dir().join(format!("loadgen-suite-mix-tmp-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let output = command.env("TMPDIR", &tmp).output().unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+    let _ = std::fs::remove_dir(&tmp);
     let results: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let cells = results["cells"].as_array().unwrap();
     let mixes: Vec<&serde_json::Value> = cells
