@@ -1,6 +1,6 @@
 //! Prometheus text (exposition format 0.0.4), as wstest-server's and loadgen's `--metrics ADDR`
-//! serve it: the HELP and TYPE lines of a family, a latency histogram on one set of buckets,
-//! and the small HTTP endpoint that answers `GET /metrics` from a thread of its own.
+//! serve it: families of series (their HELP and TYPE lines, labels escaped), a latency
+//! histogram on one set of buckets as series, and the small HTTP endpoint that answers `GET /metrics` from a thread of its own.
 
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -30,29 +30,110 @@ pub fn family(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# TYPE {name} {kind}");
 }
 
-/// One histogram's lines: `slots` (per [`latency_slot`], not cumulative) as cumulative buckets,
-/// the sum in seconds and the count; `labels` (`kind="a"`, or empty) go on every line.
-pub fn histogram(out: &mut String, name: &str, labels: &str, slots: &[u64], sum_s: f64) {
+/// A metric family: its name, type and help, and its series.
+#[derive(Debug, Clone)]
+pub struct Family {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub help: &'static str,
+    pub series: Vec<Series>,
+}
+
+impl Family {
+    /// A family of one unlabelled series.
+    pub fn single(
+        name: &'static str,
+        kind: &'static str,
+        help: &'static str,
+        value: f64,
+    ) -> Family {
+        Family {
+            name,
+            kind,
+            help,
+            series: vec![Series::new(name, Vec::new(), value)],
+        }
+    }
+
+    /// Its HELP and TYPE lines and a line a series.
+    pub fn write_text(&self, out: &mut String) {
+        family(out, self.name, self.kind, self.help);
+        for series in &self.series {
+            series.write_text(out);
+        }
+    }
+}
+
+/// One series: its name (a histogram's with `_bucket`, `_sum` or `_count`), labels and value.
+#[derive(Debug, Clone)]
+pub struct Series {
+    pub name: String,
+    pub labels: Vec<(String, String)>,
+    pub value: f64,
+}
+
+impl Series {
+    pub fn new(name: &str, labels: Vec<(String, String)>, value: f64) -> Series {
+        Series {
+            name: name.to_owned(),
+            labels,
+            value,
+        }
+    }
+
+    /// `name{label="value",...} value`, the values escaped.
+    pub fn write_text(&self, out: &mut String) {
+        let _ = write!(out, "{}", self.name);
+        if !self.labels.is_empty() {
+            let labels: Vec<String> = self
+                .labels
+                .iter()
+                .map(|(name, value)| format!("{name}=\"{}\"", escape(value)))
+                .collect();
+            let _ = write!(out, "{{{}}}", labels.join(","));
+        }
+        let _ = writeln!(out, " {}", self.value);
+    }
+}
+
+/// A label value as the text format writes it.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// One histogram's series: `slots` (per [`latency_slot`], not cumulative) as cumulative
+/// buckets, the sum in seconds and the count, each with `labels` (and the buckets with `le`).
+pub fn histogram_series(
+    name: &str,
+    labels: &[(String, String)],
+    slots: &[u64],
+    sum_s: f64,
+) -> Vec<Series> {
     let bounds = LATENCY_BUCKETS_S
         .iter()
         .map(f64::to_string)
         .chain(["+Inf".to_owned()]);
-    let comma = if labels.is_empty() { "" } else { "," };
+    let mut series = Vec::with_capacity(slots.len() + 2);
     let mut cumulative = 0;
     for (count, bound) in slots.iter().zip(bounds) {
         cumulative += count;
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{labels}{comma}le=\"{bound}\"}} {cumulative}"
-        );
+        let mut bucket = labels.to_vec();
+        bucket.push(("le".to_owned(), bound));
+        series.push(Series::new(
+            &format!("{name}_bucket"),
+            bucket,
+            cumulative as f64,
+        ));
     }
-    let braces = if labels.is_empty() {
-        String::new()
-    } else {
-        format!("{{{labels}}}")
-    };
-    let _ = writeln!(out, "{name}_sum{braces} {sum_s}");
-    let _ = writeln!(out, "{name}_count{braces} {cumulative}");
+    series.push(Series::new(&format!("{name}_sum"), labels.to_vec(), sum_s));
+    series.push(Series::new(
+        &format!("{name}_count"),
+        labels.to_vec(),
+        cumulative as f64,
+    ));
+    series
 }
 
 /// What a scrape answers: the text made at that moment.

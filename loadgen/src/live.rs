@@ -12,7 +12,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use host::prometheus::{self, LATENCY_BUCKETS_S, LATENCY_SLOTS};
+use host::prometheus::{self, LATENCY_SLOTS};
+pub use host::prometheus::{Family, Series};
 
 use crate::pace::Pace;
 
@@ -156,34 +157,22 @@ impl Live {
                 kind: "counter",
                 help,
                 series: (0..n_kinds)
-                    .map(|kind| Series::of(name, labels(kind), sum(get, kind) as f64))
+                    .map(|kind| Series::new(name, labels(kind), sum(get, kind) as f64))
                     .collect(),
             })
             .collect();
         let name = "loadgen_request_duration_seconds";
         let mut series = Vec::new();
         for kind in 0..n_kinds {
-            let mut cumulative = 0;
-            let bounds = LATENCY_BUCKETS_S
-                .iter()
-                .map(f64::to_string)
-                .chain(["+Inf".to_owned()]);
-            for (idx, bound) in bounds.enumerate() {
-                cumulative += sum(&|slot| slot.latency[idx].load(Relaxed), kind);
-                let mut bucket = labels(kind);
-                bucket.push(("le".to_owned(), bound));
-                series.push(Series::of(
-                    &format!("{name}_bucket"),
-                    bucket,
-                    cumulative as f64,
-                ));
-            }
+            let slots: Vec<u64> = (0..LATENCY_SLOTS)
+                .map(|idx| sum(&|slot| slot.latency[idx].load(Relaxed), kind))
+                .collect();
             let sum_s = sum(&|slot| slot.latency_sum_us.load(Relaxed), kind) as f64 / 1e6;
-            series.push(Series::of(&format!("{name}_sum"), labels(kind), sum_s));
-            series.push(Series::of(
-                &format!("{name}_count"),
-                labels(kind),
-                cumulative as f64,
+            series.extend(prometheus::histogram_series(
+                name,
+                &labels(kind),
+                &slots,
+                sum_s,
             ));
         }
         families.push(Family {
@@ -193,25 +182,23 @@ impl Live {
             series,
         });
         let sent: u64 = self.slots.iter().map(|slot| slot.sent.load(Relaxed)).sum();
-        let name = "loadgen_requests_sent_total";
-        families.push(Family {
-            name,
-            kind: "counter",
-            help: "Requests started, the warm-up's included.",
-            series: vec![Series::of(name, Vec::new(), sent as f64)],
-        });
+        families.push(Family::single(
+            "loadgen_requests_sent_total",
+            "counter",
+            "Requests started, the warm-up's included.",
+            sent as f64,
+        ));
         if let Some(offered) = self.offered {
             let count = self
                 .started
                 .get()
                 .map_or(0, |started| offered.until(started.elapsed().as_secs_f64()));
-            let name = "loadgen_requests_offered_total";
-            families.push(Family {
-                name,
-                kind: "counter",
-                help: "Requests --rate's schedule has offered so far, the warm-up's included.",
-                series: vec![Series::of(name, Vec::new(), count as f64)],
-            });
+            families.push(Family::single(
+                "loadgen_requests_offered_total",
+                "counter",
+                "Requests --rate's schedule has offered so far, the warm-up's included.",
+                count as f64,
+            ));
         }
         families
     }
@@ -220,10 +207,7 @@ impl Live {
     pub fn render(&self) -> String {
         let mut out = String::new();
         for family in self.families() {
-            prometheus::family(&mut out, family.name, family.kind, family.help);
-            for series in &family.series {
-                series.write_text(&mut out);
-            }
+            family.write_text(&mut out);
         }
         out
     }
@@ -258,47 +242,6 @@ impl Live {
     }
 }
 
-/// A metric family: its name, type and help, and its series.
-#[derive(Debug, Clone)]
-pub struct Family {
-    pub name: &'static str,
-    pub kind: &'static str,
-    pub help: &'static str,
-    pub series: Vec<Series>,
-}
-
-/// One series: its name (a histogram's with `_bucket`, `_sum` or `_count`), labels and value.
-#[derive(Debug, Clone)]
-pub struct Series {
-    pub name: String,
-    pub labels: Vec<(String, String)>,
-    pub value: f64,
-}
-
-impl Series {
-    fn of(name: &str, labels: Vec<(String, String)>, value: f64) -> Series {
-        Series {
-            name: name.to_owned(),
-            labels,
-            value,
-        }
-    }
-
-    fn write_text(&self, out: &mut String) {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{}", self.name);
-        if !self.labels.is_empty() {
-            let labels: Vec<String> = self
-                .labels
-                .iter()
-                .map(|(name, value)| format!("{name}=\"{}\"", escape(value)))
-                .collect();
-            let _ = write!(out, "{{{}}}", labels.join(","));
-        }
-        let _ = writeln!(out, " {}", self.value);
-    }
-}
-
 /// The three protobuf encodings a `WriteRequest` needs, by hand: a dependency and a code
 /// generator for four small messages would cost more than these lines.
 mod protobuf {
@@ -326,11 +269,4 @@ mod protobuf {
         varint(out, u64::from(field << 3));
         varint(out, value);
     }
-}
-
-/// A label value as Prometheus writes it.
-fn escape(text: &str) -> String {
-    text.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }

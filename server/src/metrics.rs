@@ -129,7 +129,9 @@ impl Registry {
             .map(|idx| sum(&|slot| slot.latency[idx].load(Relaxed)))
             .collect();
         let sum_s = sum(&|slot| slot.latency_sum_ns.load(Relaxed)) as f64 / 1e9;
-        prometheus::histogram(&mut out, histogram, "", &slots, sum_s);
+        for series in prometheus::histogram_series(histogram, &[], &slots, sum_s) {
+            series.write_text(&mut out);
+        }
         family(
             &mut out,
             "wstest_connections_open",
