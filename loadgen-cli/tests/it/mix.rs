@@ -285,6 +285,29 @@ fn a_mix_that_cannot_be_used_is_refused_naming_why() {
             "in the mix's part void: Invalid postfile name",
             false,
         ),
+        // The live counts' options refuse what they cannot use, as usage errors.
+        (
+            vec!["--metrics".into(), "localhost".into(), url.into()],
+            22,
+            "expected an address and port",
+            true,
+        ),
+        (
+            vec![
+                "--prom-remote-write".into(),
+                "https://x/api/v1/write".into(),
+                url.into(),
+            ],
+            22,
+            "https:// is not offered",
+            true,
+        ),
+        (
+            vec!["--metrics-hold".into(), "5s".into(), url.into()],
+            22,
+            "--metrics-hold keeps the --metrics endpoint up",
+            true,
+        ),
     ];
     for (args, code, text, usage) in cases {
         let output = loadgen(args);
