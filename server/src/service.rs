@@ -6,6 +6,7 @@
 //! | GET a served path with `?wsdl` | 200 with the WSDL, its address `https://` over TLS and taken from Host (or, with `--trust-proxy`, from Forwarded / X-Forwarded-Proto and X-Forwarded-Host) |
 //! | another method on a served path | 405 with `Allow: GET, POST` |
 //! | any other path | 404 |
+//! | a refused request (404, 405, 415) | its body read and dropped first, within the limits, so that an HTTP/1.1 connection carries on |
 //! | a body over `--max-body` | 413, before the body is read when its length is declared |
 //! | POST with Content-Type application/json, application/msgpack or application/avro | the same operation (named by SOAPAction) answered in that encoding; a bad body is 400 with a small JSON error, a server fault 500 |
 //! | a Content-Type other than these and text/xml (or application/xml, or none) | 415 |
@@ -22,7 +23,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use encodings::{AvroSchemas, Encoding};
 use http::header::{
-    ACCEPT_ENCODING, ALLOW, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE, HOST, TRANSFER_ENCODING,
+    ACCEPT_ENCODING, ALLOW, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE, EXPECT, HOST,
+    TRANSFER_ENCODING,
 };
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{BodyExt as _, LengthLimitError, Limited};
@@ -117,10 +119,11 @@ pub(crate) async fn handle(
         .iter()
         .any(|served| served.eq_ignore_ascii_case(path))
     {
-        return plain(
+        let refusal = plain(
             StatusCode::NOT_FOUND,
             format!("no WSTest service at {path}: POST SOAP requests to /WSTest\n"),
         );
+        return refuse(config, state, request, refusal).await;
     }
     match *request.method() {
         Method::POST => soap(config, state, request).await,
@@ -143,9 +146,33 @@ pub(crate) async fn handle(
             response
                 .headers_mut()
                 .insert(ALLOW, HeaderValue::from_static("GET, POST"));
-            response
+            refuse(config, state, request, response).await
         }
     }
+}
+
+/// `refusal`, sent once the request's body has been read and dropped, as nginx discards the
+/// body of a request it refuses: hyper closes an HTTP/1.1 connection whose request body was
+/// left unread (unless all of it had happened to arrive with the head), so a keep-alive client
+/// that asked for a wrong path would lose its connection or not by the timing of its writes.
+/// The body is read under the same limits as a served one; past them the connection closes.
+/// A client that sent `Expect: 100-continue` is spared the body it has not sent, and the
+/// connection closes. Over HTTP/2 an unread body costs only its stream.
+async fn refuse(
+    config: &Config,
+    state: &ConnectionState,
+    request: Request<Incoming>,
+    mut refusal: Response<Answer>,
+) -> Response<Answer> {
+    if state.multiplexed() || request.body().is_end_stream() {
+        return refusal;
+    }
+    if request.headers().contains_key(EXPECT) || read_body(config, state, request).await.is_err() {
+        refusal
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    refusal
 }
 
 /// A request answered before the service reads it (a 4xx), boxed: a `Response` is larger than
@@ -171,7 +198,7 @@ async fn soap(
 ) -> Response<Answer> {
     let negotiated = match negotiate(request.headers()) {
         Ok(negotiated) => negotiated,
-        Err(refused) => return *refused,
+        Err(refused) => return refuse(config, state, request, *refused).await,
     };
     let (parts, body) = match read_body(config, state, request).await {
         Ok(read) => read,

@@ -301,6 +301,94 @@ fn served_paths_are_matched_without_case() {
     );
 }
 
+/// A request the server refuses: its head (without Content-Length), the length of its body,
+/// the status, and whether the connection carries another request after it.
+struct Refusal {
+    what: &'static str,
+    head: &'static str,
+    body_len: usize,
+    status: u16,
+    carries_on: bool,
+}
+
+/// A refused request's body is read and dropped before the answer, so that a keep-alive client
+/// keeps its connection however its writes arrive (the body comes in a write of its own,
+/// longer than one read); a body over `--max-body`, or one the client waits to send after
+/// `100 Continue`, is not read, and the connection says it closes.
+#[test]
+fn refusals_keep_the_connection_when_they_can() {
+    let max_body = 1024 * 1024;
+    let server = TestServer::with_config(server::Config {
+        max_body,
+        ..server::Config::default()
+    });
+    let cases = [
+        Refusal {
+            what: "a path not served",
+            head: "POST /nope HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\n",
+            body_len: 200_000,
+            status: 404,
+            carries_on: true,
+        },
+        Refusal {
+            what: "a method not served",
+            head: "PUT /WSTest HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\n",
+            body_len: 200_000,
+            status: 405,
+            carries_on: true,
+        },
+        Refusal {
+            what: "a media type not served",
+            head: "POST /WSTest HTTP/1.1\r\nHost: t\r\nContent-Type: application/soap+xml\r\n",
+            body_len: 200_000,
+            status: 415,
+            carries_on: true,
+        },
+        Refusal {
+            what: "a body over --max-body",
+            head: "POST /nope HTTP/1.1\r\nHost: t\r\nContent-Type: text/xml\r\n",
+            body_len: max_body + 1,
+            status: 404,
+            carries_on: false,
+        },
+        Refusal {
+            what: "a body awaiting 100 Continue",
+            head: "POST /nope HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\n",
+            body_len: 1_000,
+            status: 404,
+            carries_on: false,
+        },
+    ];
+    let echo = wstest::post_files::all()[0].body();
+    for case in cases {
+        let mut client = server.connect();
+        client.send(format!("{}Content-Length: {}\r\n\r\n", case.head, case.body_len).as_bytes());
+        if case.carries_on {
+            client.send(&vec![b'x'; case.body_len]);
+        }
+        let refused = client.read_response();
+        assert_eq!(
+            refused.status,
+            case.status,
+            "{}: {}",
+            case.what,
+            refused.text()
+        );
+        assert_eq!(
+            refused.header("connection") == Some("close"),
+            !case.carries_on,
+            "{}",
+            case.what
+        );
+        if case.carries_on {
+            let response = client.post("/WSTest", &[TEXT_XML], &echo);
+            check_answer(case.what, &echo, &response);
+        } else {
+            assert!(client.is_closed(), "{}", case.what);
+        }
+    }
+}
+
 #[test]
 fn idle_connections_are_closed() {
     let server = TestServer::with_config(server::Config {
