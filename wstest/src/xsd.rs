@@ -16,17 +16,24 @@ pub fn is_xml_space(ch: char) -> bool {
 
 /// Parses xsd:int: an optional sign and digits; xsd collapses the white space around them.
 pub fn parse_int(text: &str) -> Option<i32> {
-    // The common case, `-?digits` with at most nine digits, cannot overflow and needs no trim.
+    // The common case, `-?digits` with at most nine digits, cannot overflow and needs no trim:
+    // one pass, no separate check of the digits.
     let bytes = text.as_bytes();
-    let (negative, digits) = match bytes.split_first() {
-        Some((b'-', rest)) => (true, rest),
+    let (negative, digits) = match bytes {
+        [b'-', rest @ ..] => (true, rest),
         _ => (false, bytes),
     };
-    if (1..=9).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) {
-        let value = digits
-            .iter()
-            .fold(0i32, |value, digit| value * 10 + i32::from(digit - b'0'));
-        return Some(if negative { -value } else { value });
+    if (1..=9).contains(&digits.len()) {
+        let mut value = 0i32;
+        let mut plain = true;
+        for &byte in digits {
+            let digit = byte.wrapping_sub(b'0');
+            plain &= digit < 10;
+            value = value.wrapping_mul(10).wrapping_add(i32::from(digit));
+        }
+        if plain {
+            return Some(if negative { -value } else { value });
+        }
     }
     text.trim_matches(is_xml_space).parse().ok()
 }
@@ -51,37 +58,52 @@ pub fn parse_float(text: &str) -> Option<f32> {
     if numeric { text.parse().ok() } else { None }
 }
 
-/// The common case of xsd:float, `-?digits(.digits)?` with at most 15 digits, read without the
-/// general parser: the digits make an integer that an f64 holds exactly, one division by a
-/// power of ten (also exact) rounds correctly to f64, and rounding that to f32 is then correct
-/// too, since an f64 has more than twice an f32's precision plus two bits.
+/// The common case of xsd:float, `-?digits(.digits)?` with at most 15 digits of which at most 8
+/// follow the point, read without the general parser.
+///
+/// The digits make an integer m below 10^15, which an f64 holds exactly, as it does 10^k; so
+/// m / 10^k is the f64 nearest the decimal. Rounding that to f32 gives the f32 nearest the
+/// decimal unless the f64 landed on the midpoint between two f32s while the decimal itself is
+/// not that midpoint. A midpoint is M/2^e with M of 25 bits; a decimal m/10^k that differs from
+/// it differs by at least 1/(10^k 2^e), which is more than half an f64 ulp of the midpoint
+/// (2^(24-e-53)) as long as 10^k < 2^29, that is k <= 8. (Midpoints above 2^25 are integers, and
+/// m < 2^50 keeps them safe at any k.) With more fraction digits it does go wrong:
+/// "2.66307270526886" read as 2.6630726 where the nearest f32 is 2.6630728 (found by a search
+/// around midpoints; the cases are in the tests), so those go to the general parser.
 fn parse_plain_decimal(text: &[u8]) -> Option<f32> {
-    const POWERS: [f64; 16] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-    ];
-    let (negative, digits) = match text.split_first()? {
-        (b'-', rest) => (true, rest),
+    const POWERS: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
+    const MAX_DIGITS: usize = 15;
+    let (negative, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
         _ => (false, text),
     };
-    let mut mantissa = 0u64;
-    let mut n_digits = 0usize;
-    let mut n_fraction = None;
-    for (idx, &byte) in digits.iter().enumerate() {
-        match byte {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(byte - b'0');
-                n_digits += 1;
-            }
-            b'.' if n_fraction.is_none() && idx > 0 && idx + 1 < digits.len() => {
-                n_fraction = Some(digits.len() - idx - 1);
-            }
-            _ => return None,
-        }
-    }
-    if n_digits == 0 || n_digits > 15 {
+    // Fifteen digits and a point at most, so the mantissa below cannot overflow.
+    if digits.len() > MAX_DIGITS + 1 {
         return None;
     }
-    let value = mantissa as f64 / POWERS[n_fraction.unwrap_or(0)];
+    let mut mantissa = 0u64;
+    let mut point = None;
+    for (idx, &byte) in digits.iter().enumerate() {
+        let digit = byte.wrapping_sub(b'0');
+        if digit < 10 {
+            mantissa = mantissa * 10 + u64::from(digit);
+        } else if byte == b'.' && point.is_none() {
+            point = Some(idx);
+        } else {
+            return None;
+        }
+    }
+    let n_fraction = match point {
+        None => 0,
+        // "5." and ".5" are xsd:float too, for the general parser.
+        Some(0) => return None,
+        Some(at) => digits.len() - at - 1,
+    };
+    let n_digits = digits.len() - usize::from(point.is_some());
+    if n_digits == 0 || n_digits > MAX_DIGITS || (point.is_some() && n_fraction == 0) {
+        return None;
+    }
+    let value = mantissa as f64 / *POWERS.get(n_fraction)?;
     Some((if negative { -value } else { value }) as f32)
 }
 
@@ -398,6 +420,56 @@ mod tests {
                 expected.map(f32::to_bits),
                 "{text:?}"
             );
+        }
+    }
+
+    /// Decimals as close as their digits allow to the midpoint between two f32s, where rounding
+    /// twice (to f64, then to f32) can land on the wrong side: every one is read as the
+    /// standard parser reads it. The first cases were read one f32 off before the shortcut was
+    /// limited to 8 fraction digits.
+    #[test]
+    fn decimals_next_to_f32_midpoints_round_as_the_standard_parser_does() {
+        let check = |text: &str| {
+            assert_eq!(
+                parse_float(text).map(f32::to_bits),
+                text.parse::<f32>().ok().map(f32::to_bits),
+                "{text:?}"
+            );
+        };
+        for text in [
+            "2.66307270526886",
+            "7.92193865776062",
+            "6.84952187538147",
+            "1.90224951505661",
+            "0.99137082695961",
+        ] {
+            check(text);
+        }
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            // An f32 between 2^-20 and 2^30, and the midpoint above it, exact in an f64.
+            let exponent = (next() % 50) as u32 + 107;
+            let below = f32::from_bits(exponent << 23 | (next() as u32 & 0x7F_FFFF));
+            let midpoint =
+                (f64::from(below) + f64::from(f32::from_bits(below.to_bits() + 1))) / 2.0;
+            for n_fraction in 1..=14 {
+                let nearest = format!("{midpoint:.n_fraction$}");
+                if nearest.len() > 16 {
+                    break;
+                }
+                let scaled: u64 = nearest.replace('.', "").parse().unwrap();
+                for candidate in [scaled.saturating_sub(1), scaled, scaled + 1] {
+                    let digits = format!("{candidate:0width$}", width = n_fraction + 1);
+                    let (int, fraction) = digits.split_at(digits.len() - n_fraction);
+                    check(&format!("{int}.{fraction}"));
+                }
+            }
         }
     }
 }
