@@ -13,9 +13,11 @@
 
 use std::borrow::Cow;
 
+mod plain;
 mod text;
 
-use crate::lexer::{LexError, Lexer, Ns, Tag, Token};
+use crate::lexer::{LexError, Lexer, Ns, PlainFields, Tag, Token};
+pub(crate) use text::is_plain;
 use text::{AMPERSAND, PLAIN, resolve_references, scan_text, unescape};
 
 /// The most attributes one element may carry on the fast path.
@@ -460,53 +462,27 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
     }
 
     #[inline]
-    fn plain_fields(&mut self) -> Option<[&'i str; 3]> {
+    fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
         if let Some(scope) = self.pending_pop.take() {
             self.truncate_bindings(scope);
         }
         let prefix = self.wstest_prefix()?.as_bytes();
-        let bytes = self.bytes();
-        let mut at = self.pos;
-        // Matches `prefix:` (or nothing for the default namespace) and the one-letter name.
-        let name = |at: &mut usize, letter: u8| -> Option<()> {
-            if !prefix.is_empty() {
-                let end = *at + prefix.len();
-                if !same_bytes(bytes.get(*at..end)?, prefix) || bytes.get(end) != Some(&b':') {
-                    return None;
-                }
-                *at = end + 1;
-            }
-            (bytes.get(*at) == Some(&letter)).then(|| *at += 1)
-        };
-        let mut texts = [""; 3];
-        for (text, letter) in texts.iter_mut().zip([b'i', b'f', b's']) {
-            if bytes.get(at) != Some(&b'<') {
-                return None;
-            }
-            at += 1;
-            name(&mut at, letter)?;
-            if bytes.get(at) != Some(&b'>') {
-                return None;
-            }
-            at += 1;
-            let start = at;
-            let (lt, class) = scan_text(bytes, start)?;
-            if class != PLAIN {
-                return None;
-            }
-            at = lt;
-            *text = &self.xml[start..at];
-            if bytes.get(at + 1) != Some(&b'/') {
-                return None;
-            }
-            at += 2;
-            name(&mut at, letter)?;
-            if bytes.get(at) != Some(&b'>') {
-                return None;
-            }
-            at += 1;
+        let (texts, end) = plain::fields(self.xml, self.pos, prefix, None)?;
+        self.pos = end;
+        Some(texts)
+    }
+
+    #[inline]
+    fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
+        if let Some(scope) = self.pending_pop.take() {
+            self.truncate_bindings(scope);
         }
-        self.pos = at;
+        let prefix = self.wstest_prefix()?.as_bytes();
+        let &[wrapper] = local.as_bytes() else {
+            return None;
+        };
+        let (texts, end) = plain::fields(self.xml, self.pos, prefix, Some(wrapper))?;
+        self.pos = end;
         Some(texts)
     }
 

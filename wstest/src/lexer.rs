@@ -75,6 +75,14 @@ pub(crate) enum LexError {
     Malformed(String),
 }
 
+/// The texts of a TestStruct read by a shortcut: `s` plain, `i` and `f` raw (see
+/// [`Lexer::plain_fields`]).
+pub(crate) struct PlainFields<'i> {
+    pub(crate) i: &'i [u8],
+    pub(crate) f: &'i [u8],
+    pub(crate) s: &'i str,
+}
+
 pub(crate) trait Lexer<'i> {
     fn next_token(&mut self) -> Result<Token<'i>, LexError>;
     /// The byte offset reached, for messages.
@@ -90,9 +98,20 @@ pub(crate) trait Lexer<'i> {
     }
 
     /// If the next thing in the input is exactly `<i>…</i><f>…</f><s>…</s>` (WSTest elements, no
-    /// attributes, text without references), consumes it and returns the three texts.
+    /// attributes, `s` text without references), consumes it and returns the three texts.
     /// The shortcut for a whole TestStruct, the shape that dominates EchoStruct and EchoList.
-    fn plain_fields(&mut self) -> Option<[&'i str; 3]> {
+    /// The texts of `i` and `f` are raw: one that does not parse as a number may hold a
+    /// reference, and must be read again (`DecodeError::Unsupported`) unless it is plain.
+    fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
+        None
+    }
+
+    /// If the next thing in the input is exactly `<local><i>…</i><f>…</f><s>…</s></local>`
+    /// (WSTest elements, no attributes, `s` text without references), consumes it and returns
+    /// the three texts, those of `i` and `f` raw as for `plain_fields`. The shortcut for each
+    /// `l` of an EchoStruct array; `local` is one letter.
+    fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
+        let _ = local;
         None
     }
 

@@ -15,35 +15,58 @@ pub fn is_xml_space(ch: char) -> bool {
 }
 
 /// Parses xsd:int: an optional sign and digits; xsd collapses the white space around them.
+#[inline]
 pub fn parse_int(text: &str) -> Option<i32> {
-    // The common case, `-?digits` with at most nine digits, cannot overflow and needs no trim:
-    // one pass, no separate check of the digits.
-    let bytes = text.as_bytes();
+    plain_int(text.as_bytes()).or_else(|| general_int(text))
+}
+
+/// [`parse_int`] of bytes (a text the fast lexer found between two tags).
+#[inline]
+pub(crate) fn parse_int_ascii(text: &[u8]) -> Option<i32> {
+    plain_int(text).or_else(|| general_int(std::str::from_utf8(text).ok()?))
+}
+
+/// The common case, `-?digits` with at most nine digits, which cannot overflow and needs no
+/// trim: one pass, in line.
+#[inline(always)]
+fn plain_int(bytes: &[u8]) -> Option<i32> {
     let (negative, digits) = match bytes {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, bytes),
     };
-    if (1..=9).contains(&digits.len()) {
-        let mut value = 0i32;
-        let mut plain = true;
-        for &byte in digits {
-            let digit = byte.wrapping_sub(b'0');
-            plain &= digit < 10;
-            value = value.wrapping_mul(10).wrapping_add(i32::from(digit));
-        }
-        if plain {
-            return Some(if negative { -value } else { value });
-        }
+    if !(1..=9).contains(&digits.len()) {
+        return None;
     }
+    let mut value = 0i32;
+    let mut plain = true;
+    for &byte in digits {
+        let digit = byte.wrapping_sub(b'0');
+        plain &= digit < 10;
+        value = value.wrapping_mul(10).wrapping_add(i32::from(digit));
+    }
+    plain.then_some(if negative { -value } else { value })
+}
+
+#[cold]
+fn general_int(text: &str) -> Option<i32> {
     text.trim_matches(is_xml_space).parse().ok()
 }
 
 /// Parses xsd:float: decimal and exponent forms, `INF`, `+INF`, `-INF` and `NaN`, as xsd spells
 /// them (Rust alone would also take `inf` and `infinity`, which xsd does not).
+#[inline]
 pub fn parse_float(text: &str) -> Option<f32> {
-    if let Some(value) = parse_plain_decimal(text.as_bytes()) {
-        return Some(value);
-    }
+    parse_plain_decimal(text.as_bytes()).or_else(|| general_float(text))
+}
+
+/// [`parse_float`] of bytes (a text the fast lexer found between two tags).
+#[inline]
+pub(crate) fn parse_float_ascii(text: &[u8]) -> Option<f32> {
+    parse_plain_decimal(text).or_else(|| general_float(std::str::from_utf8(text).ok()?))
+}
+
+#[cold]
+fn general_float(text: &str) -> Option<f32> {
     let text = text.trim_matches(is_xml_space);
     match text {
         "INF" | "+INF" => return Some(f32::INFINITY),
@@ -70,6 +93,7 @@ pub fn parse_float(text: &str) -> Option<f32> {
 /// m < 2^50 keeps them safe at any k.) With more fraction digits it does go wrong:
 /// "2.66307270526886" read as 2.6630726 where the nearest f32 is 2.6630728 (found by a search
 /// around midpoints; the cases are in the tests), so those go to the general parser.
+#[inline(always)]
 fn parse_plain_decimal(text: &[u8]) -> Option<f32> {
     const POWERS: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
     const MAX_DIGITS: usize = 15;

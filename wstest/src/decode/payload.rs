@@ -4,13 +4,14 @@
 
 use std::borrow::Cow;
 
-use super::{Decoded, Decoder, Item, MAX_LIST_NODES};
+use super::{DecodeError, Decoded, Decoder, Item, MAX_LIST_NODES};
+use crate::fast_lexer::is_plain;
 use crate::fault::{Fault, FaultCode};
-use crate::lexer::{Lexer, Ns, Tag};
+use crate::lexer::{Lexer, Ns, PlainFields, Tag};
 use crate::model::{
     Address, Customer, GetOrder, LineItem, Order, Synthetic, TestNodes, TestStruct,
 };
-use crate::xsd::{parse_base64, parse_float, parse_int};
+use crate::xsd::{parse_base64, parse_float, parse_float_ascii, parse_int, parse_int_ascii};
 
 impl<'i, L: Lexer<'i>> Decoder<'i, L> {
     /// Reads the children of a TestStruct (or TestNode) into `item`, up to the element's end or
@@ -25,11 +26,9 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         // The shortcut for `<i>…</i><f>…</f><s>…</s>` in order, which is nearly every struct;
         // anything else is read below, token by token.
         if !element.empty
-            && let Some([i, f, s]) = self.lexer.plain_fields()
+            && let Some(fields) = self.lexer.plain_fields()
         {
-            item.i = parse_int(i).ok_or_else(|| self.bad_value("i", i, "xsd:int"))?;
-            item.f = Some(parse_float(f).ok_or_else(|| self.bad_value("f", f, "xsd:float"))?);
-            item.s = Some(Cow::Borrowed(s));
+            *item = self.plain_struct(fields)?;
             if self.lexer.leave_element() {
                 return Ok(None);
             }
@@ -99,6 +98,36 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         Ok(next)
     }
 
+    /// A TestStruct from the texts of its plain fields.
+    #[inline]
+    fn plain_struct(&self, fields: PlainFields<'i>) -> Decoded<TestStruct<'i>> {
+        let (Some(i), Some(f)) = (parse_int_ascii(fields.i), parse_float_ascii(fields.f)) else {
+            return Err(self.plain_field_refused(&fields));
+        };
+        Ok(TestStruct {
+            i,
+            f: Some(f),
+            s: Some(Cow::Borrowed(fields.s)),
+        })
+    }
+
+    /// Why the raw `i` or `f` of a plain TestStruct did not parse: a bad value if the text is
+    /// plain; if it holds a reference (or anything the fast lexer gives up on), the message
+    /// goes to quick-xml, which reads it whole.
+    #[cold]
+    fn plain_field_refused(&self, fields: &PlainFields<'i>) -> DecodeError {
+        let (name, text, type_name) = if parse_int_ascii(fields.i).is_none() {
+            ("i", fields.i, "xsd:int")
+        } else {
+            ("f", fields.f, "xsd:float")
+        };
+        if is_plain(text) {
+            self.bad_value(name, &String::from_utf8_lossy(text), type_name)
+        } else {
+            DecodeError::Unsupported
+        }
+    }
+
     fn test_struct(&mut self, element: &Tag<'i>) -> Decoded<TestStruct<'i>> {
         if element.nil {
             return Err(self.fault(format!("{} is not nillable", element.local)));
@@ -152,10 +181,17 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         }
         let mut items = Vec::with_capacity(32);
         loop {
-            // The shortcut for a plain `<l>`; anything else comes as a token.
-            if !array.empty && self.lexer.enter_wstest_element("l") {
-                items.push(self.test_struct(&wstest_tag("l"))?);
-                continue;
+            // The shortcuts for a plain `<l>`, whole or its start; anything else comes as a
+            // token.
+            if !array.empty {
+                if let Some(fields) = self.lexer.plain_struct("l") {
+                    items.push(self.plain_struct(fields)?);
+                    continue;
+                }
+                if self.lexer.enter_wstest_element("l") {
+                    items.push(self.test_struct(&wstest_tag("l"))?);
+                    continue;
+                }
             }
             let Some(child) = self.wstest_child(&array)? else {
                 break;

@@ -23,6 +23,27 @@ fn corpus() -> Vec<Vec<u8>> {
         br#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body><w:EchoList xmlns:w="uri:WSTestWeb-TestService"><w:list><w:i>1</w:i><w:f>2</w:f><w:s>x</w:s><w:Next><w:i>2</w:i><w:f>3</w:f><w:s>y</w:s></w:Next></w:list></w:EchoList></e:Body></e:Envelope>"#
             .to_vec(),
     );
+    // The numbers of the shortcuts for whole structs and list nodes, read raw: references,
+    // white space and carriage returns in them, which must send the message to quick-xml or be
+    // read as it reads them.
+    for (i, f) in [
+        ("&#49;2", "2&#46;5"),
+        (" 7\r\n", "\t2.5 "),
+        ("x", "1"),
+        ("1", "&amp;"),
+        ("1]", "1"),
+        ("99999999999", "1e40"),
+        ("-0", "-0.000000001"),
+    ] {
+        bodies.push(
+            format!(r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoStruct xmlns="uri:WSTestWeb-TestService"><array><l><i>1</i><f>2.0</f><s>a</s></l><l><i>{i}</i><f>{f}</f><s>b</s></l></array></EchoStruct></soap:Body></soap:Envelope>"#)
+                .into_bytes(),
+        );
+        bodies.push(
+            format!(r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoList xmlns="uri:WSTestWeb-TestService"><list><i>{i}</i><f>{f}</f><s>a</s><Next><i>2</i><f>3</f><s>y</s></Next></list></EchoList></soap:Body></soap:Envelope>"#)
+                .into_bytes(),
+        );
+    }
     // Declarations of the reserved namespaces, which only quick-xml judges (the first was found
     // by the `lexers_agree` fuzz target).
     for declaration in [
@@ -47,6 +68,36 @@ fn corpus() -> Vec<Vec<u8>> {
 fn whole_bodies_are_read_alike() {
     for body in corpus() {
         let _ = respond(None, &body);
+    }
+}
+
+/// The raw numbers of the struct shortcuts: a reference or white space in one is read as
+/// quick-xml reads it, and a bad one is a Client fault naming the field.
+#[test]
+fn raw_numbers_are_read_as_xml_reads_them() {
+    let cases: [(&str, &str, Result<(i32, f32), &str>); 6] = [
+        ("&#49;2", "2&#46;5", Ok((12, 2.5))),
+        (" 7\r\n", "\t2.5 ", Ok((7, 2.5))),
+        ("-0", "-0.000000001", Ok((0, -0.000_000_001))),
+        ("x", "1", Err("i is \"x\"")),
+        ("1", "&amp;", Err("f is \"&\"")),
+        ("99999999999", "1", Err("i is \"99999999999\"")),
+    ];
+    for (i, f, expected) in cases {
+        let body = format!(
+            r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><EchoStruct xmlns="uri:WSTestWeb-TestService"><array><l><i>{i}</i><f>{f}</f><s>b</s></l></array></EchoStruct></soap:Body></soap:Envelope>"#
+        );
+        let decoded = wstest::decode_request(body.as_bytes(), None);
+        match (decoded, expected) {
+            (Ok(wstest::Request::EchoStruct(items)), Ok((int, float))) => {
+                assert_eq!((items[0].i, items[0].f), (int, Some(float)), "{i:?} {f:?}");
+            }
+            (Err(fault), Err(said)) => {
+                assert_eq!(fault.code, wstest::FaultCode::Client, "{i:?} {f:?}");
+                assert!(fault.to_string().contains(said), "{i:?} {f:?}: {fault}");
+            }
+            (other, expected) => panic!("{i:?} {f:?}: {other:?}, expected {expected:?}"),
+        }
     }
 }
 
