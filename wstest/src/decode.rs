@@ -73,12 +73,12 @@ pub fn decode_request_with(
     if lexer == LexerChoice::Fast
         && let Some(fast) = FastLexer::new(xml)
     {
-        match Decoder::new(fast).request(soap_action) {
+        match Decoder::new(fast, xml.len()).request(soap_action) {
             Err(DecodeError::Unsupported) => {}
             other => return other.map_err(DecodeError::into_fault),
         }
     }
-    Decoder::new(QuickXmlLexer::new(xml))
+    Decoder::new(QuickXmlLexer::new(xml), xml.len())
         .request(soap_action)
         .map_err(DecodeError::into_fault)
 }
@@ -96,12 +96,12 @@ pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>,
     if lexer == LexerChoice::Fast
         && let Some(fast) = FastLexer::new(xml)
     {
-        match Decoder::new(fast).response() {
+        match Decoder::new(fast, xml.len()).response() {
             Err(DecodeError::Unsupported) => {}
             other => return other.map_err(DecodeError::into_fault),
         }
     }
-    Decoder::new(QuickXmlLexer::new(xml))
+    Decoder::new(QuickXmlLexer::new(xml), xml.len())
         .response()
         .map_err(DecodeError::into_fault)
 }
@@ -202,13 +202,16 @@ enum Item<'i> {
 
 struct Decoder<'i, L> {
     lexer: L,
+    /// The length of the message, which bounds how many items are left in it.
+    input_len: usize,
     _input: std::marker::PhantomData<&'i [u8]>,
 }
 
 impl<'i, L: Lexer<'i>> Decoder<'i, L> {
-    fn new(lexer: L) -> Decoder<'i, L> {
+    fn new(lexer: L, input_len: usize) -> Decoder<'i, L> {
         Decoder {
             lexer,
+            input_len,
             _input: std::marker::PhantomData,
         }
     }

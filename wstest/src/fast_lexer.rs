@@ -17,7 +17,6 @@ mod plain;
 mod text;
 
 use crate::lexer::{LexError, Lexer, Ns, PlainFields, Tag, Token};
-pub(crate) use text::is_plain;
 use text::{AMPERSAND, PLAIN, resolve_references, scan_text, unescape};
 
 /// The most attributes one element may carry on the fast path.
@@ -484,6 +483,52 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         let (texts, end) = plain::fields(self.xml, self.pos, prefix, Some(wrapper))?;
         self.pos = end;
         Some(texts)
+    }
+
+    fn plain_chain(
+        &mut self,
+        link: &str,
+        max_nodes: usize,
+        mut each: impl FnMut(PlainFields<'i>),
+    ) -> bool {
+        if let Some(scope) = self.pending_pop.take() {
+            self.truncate_bindings(scope);
+        }
+        let Some(prefix) = self.wstest_prefix() else {
+            return false;
+        };
+        let (prefix, link) = (prefix.as_bytes(), link.as_bytes());
+        let bytes = self.bytes();
+        let mut at = self.pos;
+        let mut n_links = 0;
+        loop {
+            let Some((fields, end)) = plain::fields(self.xml, at, prefix, None) else {
+                return false;
+            };
+            each(fields);
+            at = end;
+            let Some(end) = plain::tag_end(bytes, at, prefix, link, false) else {
+                break;
+            };
+            n_links += 1;
+            if n_links >= max_nodes {
+                return false;
+            }
+            at = end;
+        }
+        for _ in 0..n_links {
+            let Some(end) = plain::tag_end(bytes, at, prefix, link, true) else {
+                return false;
+            };
+            at = end;
+        }
+        let start = std::mem::replace(&mut self.pos, at);
+        if self.leave_element() {
+            return true;
+        }
+        // Something follows the chain: nothing is taken, and the tokens tell what.
+        self.pos = start;
+        false
     }
 
     #[inline]

@@ -75,11 +75,10 @@ pub(crate) enum LexError {
     Malformed(String),
 }
 
-/// The texts of a TestStruct read by a shortcut: `s` plain, `i` and `f` raw (see
-/// [`Lexer::plain_fields`]).
+/// A TestStruct read by a shortcut (see [`Lexer::plain_fields`]).
 pub(crate) struct PlainFields<'i> {
-    pub(crate) i: &'i [u8],
-    pub(crate) f: &'i [u8],
+    pub(crate) i: i32,
+    pub(crate) f: f32,
     pub(crate) s: &'i str,
 }
 
@@ -98,21 +97,37 @@ pub(crate) trait Lexer<'i> {
     }
 
     /// If the next thing in the input is exactly `<i>…</i><f>…</f><s>…</s>` (WSTest elements, no
-    /// attributes, `s` text without references), consumes it and returns the three texts.
-    /// The shortcut for a whole TestStruct, the shape that dominates EchoStruct and EchoList.
-    /// The texts of `i` and `f` are raw: one that does not parse as a number may hold a
-    /// reference, and must be read again (`DecodeError::Unsupported`) unless it is plain.
+    /// attributes, `i` and `f` numbers as canonical as `-?digits(.digits)?`, `s` text without
+    /// references), consumes it and returns the fields; anything else, a bad number too, is left
+    /// for the tokens. The shortcut for a whole TestStruct, the shape that dominates EchoStruct
+    /// and EchoList.
     fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
         None
     }
 
     /// If the next thing in the input is exactly `<local><i>…</i><f>…</f><s>…</s></local>`
-    /// (WSTest elements, no attributes, `s` text without references), consumes it and returns
-    /// the three texts, those of `i` and `f` raw as for `plain_fields`. The shortcut for each
-    /// `l` of an EchoStruct array; `local` is one letter.
+    /// (its fields as for `plain_fields`), consumes it and returns the fields. The shortcut for
+    /// each `l` of an EchoStruct array; `local` is one letter.
     fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
         let _ = local;
         None
+    }
+
+    /// If the rest of the innermost open element is exactly a chain of plain TestStruct
+    /// fields (as for `plain_fields`) each but the last followed by a `<link>` that holds the
+    /// next, every `link` closed right after its chain, then the element's end tag: calls
+    /// `each` with each node's fields in order, consumes it all with the end tag, and returns
+    /// true. Otherwise, or past `max_nodes` nodes, consumes nothing and returns false (`each`
+    /// may have been called: the caller drops what it gathered). The shortcut for an EchoList,
+    /// whose nodes nest one level a node and would otherwise each be entered and left.
+    fn plain_chain(
+        &mut self,
+        link: &str,
+        max_nodes: usize,
+        each: impl FnMut(PlainFields<'i>),
+    ) -> bool {
+        let _ = (link, max_nodes, each);
+        false
     }
 
     /// If the next thing in the input is exactly the start tag `<local>` of a WSTest element,

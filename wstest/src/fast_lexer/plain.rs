@@ -3,8 +3,9 @@
 //! through the stack of open elements. Anything else is left for the tokens.
 
 use super::same_bytes;
-use super::text::{PLAIN, find_text_end, scan_text_words};
+use super::text::{PLAIN, scan_text_words};
 use crate::lexer::PlainFields;
+use crate::xsd::{scan_float, scan_int};
 
 /// Where the tag `<prefix:name>` (`</prefix:name>` when `closing`; no prefix when it is empty)
 /// that starts at `at` ends, or `None` if something else starts there.
@@ -36,11 +37,9 @@ pub(super) fn tag_end(
 }
 
 /// `<i>…</i><f>…</f><s>…</s>` at `at`, WSTest elements with `prefix` and no attributes (and,
-/// with `wrapper`, inside `<wrapper>…</wrapper>`): the three texts and where the last end tag
-/// ends. The text of `s` is plain (no reference, nothing the fast lexer gives up on); those of
-/// `i` and `f` are raw, for the number parsers, which read nothing but digits, signs, points
-/// and white space: a text they read is plain, and one they refuse must be checked
-/// ([`super::text::is_plain`]) before it is called a bad value.
+/// with `wrapper`, inside `<wrapper>…</wrapper>`), `i` and `f` canonical numbers (see
+/// [`scan_int`], [`scan_float`]) and `s` plain text (no reference, nothing the fast lexer gives
+/// up on): the fields and where the last end tag ends.
 #[inline(always)]
 pub(super) fn fields<'i>(
     xml: &'i str,
@@ -52,24 +51,28 @@ pub(super) fn fields<'i>(
     match (prefix.is_empty(), wrapper) {
         (true, Some(wrapper)) => {
             let at = expect(bytes, at, &[b'<', wrapper, b'>'])?;
-            let (texts, at) = unprefixed(xml, at)?;
-            Some((texts, expect(bytes, at, &[b'<', b'/', wrapper, b'>'])?))
+            let (fields, at) = unprefixed(xml, at)?;
+            Some((fields, expect(bytes, at, &[b'<', b'/', wrapper, b'>'])?))
         }
         (true, None) => unprefixed(xml, at),
         (false, _) => {
             let wrapper = wrapper.map(|byte| [byte]);
-            let at = match &wrapper {
-                Some(name) => tag_end(bytes, at, prefix, name, false)?,
-                None => at,
-            };
-            let (i, at) = field(xml, at, prefix, b"i", false)?;
-            let (f, at) = field(xml, at, prefix, b"f", false)?;
-            let (s, at) = field(xml, at, prefix, b"s", true)?;
-            let (i, f) = (i.as_bytes(), f.as_bytes());
-            let at = match &wrapper {
-                Some(name) => tag_end(bytes, at, prefix, name, true)?,
-                None => at,
-            };
+            let mut at = at;
+            if let Some(name) = &wrapper {
+                at = tag_end(bytes, at, prefix, name, false)?;
+            }
+            let (i, i_end) = scan_int(bytes, tag_end(bytes, at, prefix, b"i", false)?)?;
+            let at = tag_end(bytes, i_end, prefix, b"i", true)?;
+            let (f, f_end) = scan_float(bytes, tag_end(bytes, at, prefix, b"f", false)?)?;
+            let at = tag_end(bytes, f_end, prefix, b"f", true)?;
+            let s_start = tag_end(bytes, at, prefix, b"s", false)?;
+            let s_end = plain_text_end(bytes, s_start)?;
+            let mut at = tag_end(bytes, s_end, prefix, b"s", true)?;
+            if let Some(name) = &wrapper {
+                at = tag_end(bytes, at, prefix, name, true)?;
+            }
+            // Between a `>` and a `<`: always a boundary, so this never refuses.
+            let s = xml.get(s_start..s_end)?;
             Some((PlainFields { i, f, s }, at))
         }
     }
@@ -81,52 +84,26 @@ pub(super) fn fields<'i>(
 #[inline(always)]
 fn unprefixed(xml: &str, at: usize) -> Option<(PlainFields<'_>, usize)> {
     let bytes = xml.as_bytes();
-    let i_start = expect(bytes, at, b"<i>")?;
-    let i_end = find_text_end(bytes, i_start)?;
-    let f_start = expect(bytes, i_end, b"</i><f>")?;
-    let f_end = find_text_end(bytes, f_start)?;
+    let (i, i_end) = scan_int(bytes, expect(bytes, at, b"<i>")?)?;
+    let (f, f_end) = scan_float(bytes, expect(bytes, i_end, b"</i><f>")?)?;
     let s_start = expect(bytes, f_end, b"</f><s>")?;
-    let (s_end, class) = scan_text_words(bytes, s_start)?;
-    if class != PLAIN {
-        return None;
-    }
+    let s_end = plain_text_end(bytes, s_start)?;
     let end = expect(bytes, s_end, b"</s>")?;
-    let fields = PlainFields {
-        i: bytes.get(i_start..i_end)?,
-        f: bytes.get(f_start..f_end)?,
-        // Between a `>` and a `<`: always a boundary, so this never refuses.
-        s: xml.get(s_start..s_end)?,
-    };
-    Some((fields, end))
+    // Between a `>` and a `<`: always a boundary, so this never refuses.
+    let s = xml.get(s_start..s_end)?;
+    Some((PlainFields { i, f, s }, end))
+}
+
+/// Where the plain text at `at` ends (its `<`); `None` if it holds anything the fast lexer
+/// does not read as it stands.
+#[inline(always)]
+fn plain_text_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let (end, class) = scan_text_words(bytes, at)?;
+    (class == PLAIN).then_some(end)
 }
 
 /// Where `markup` ends if it stands at `at`.
 #[inline(always)]
 fn expect<const N: usize>(bytes: &[u8], at: usize, markup: &[u8; N]) -> Option<usize> {
     (bytes.get(at..)?.first_chunk::<N>()? == markup).then_some(at + N)
-}
-
-/// `<name>text</name>` at `at`: the text, checked plain when `checked`, and where it ends.
-#[inline(always)]
-fn field<'i>(
-    xml: &'i str,
-    at: usize,
-    prefix: &[u8],
-    name: &[u8],
-    checked: bool,
-) -> Option<(&'i str, usize)> {
-    let bytes = xml.as_bytes();
-    let start = tag_end(bytes, at, prefix, name, false)?;
-    let lt = if checked {
-        let (lt, class) = scan_text_words(bytes, start)?;
-        if class != PLAIN {
-            return None;
-        }
-        lt
-    } else {
-        find_text_end(bytes, start)?
-    };
-    let end = tag_end(bytes, lt, prefix, name, true)?;
-    // Between a `>` and a `<`: always a boundary, so this never refuses.
-    Some((xml.get(start..lt)?, end))
 }

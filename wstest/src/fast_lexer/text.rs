@@ -74,24 +74,6 @@ fn below_lowest(flags: u64) -> u64 {
     }
 }
 
-/// Finds the `<` that ends the text starting at `from`, eight bytes at a time, without looking
-/// at what the text holds; `None` if the input ends first.
-///
-/// Measured with callgrind on EchoStruct-100, the byte loop of [`scan_text`] cost 10
-/// instructions a byte of text; this costs about 10 a word of eight.
-#[inline(always)]
-pub(super) fn find_text_end(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while let Some(word) = word_at(bytes, at) {
-        let lt = bytes_equal(word, b'<');
-        if lt != 0 {
-            return Some(at + (lt.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    scan_text(bytes, at).map(|(lt, _)| lt)
-}
-
 /// [`scan_text`], eight bytes at a time while the text is plain printable ASCII; a word with
 /// anything else in the text (`&`, `]`, a control character, a byte past ASCII) goes to the
 /// byte loop, which classifies it exactly.
@@ -113,13 +95,6 @@ pub(super) fn scan_text_words(bytes: &[u8], from: usize) -> Option<(usize, u8)> 
         at += 8;
     }
     scan_text(bytes, at)
-}
-
-/// Whether `text` is character data the fast lexer reads as it stands: no reference, no carriage
-/// return, nothing that makes it give up.
-pub(crate) fn is_plain(text: &[u8]) -> bool {
-    text.iter()
-        .all(|&byte| TEXT_CLASS[usize::from(byte)] == PLAIN)
 }
 
 /// Checks character data and resolves its references: borrowed when there are none.
