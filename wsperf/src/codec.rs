@@ -58,7 +58,9 @@ impl Implementation {
             Implementation::Json => "json",
             Implementation::MsgPack => "msgpack",
             Implementation::Avro => "avro",
-            Implementation::TokensOnly(LexerChoice::Fast) => "tokens-only-fast",
+            Implementation::TokensOnly(LexerChoice::Fast | LexerChoice::FastTokens) => {
+                "tokens-only-fast"
+            }
             Implementation::TokensOnly(LexerChoice::QuickXml) => "tokens-only-quick-xml",
             Implementation::Scan => "scan",
             Implementation::Copy => "copy",

@@ -61,6 +61,7 @@ impl Binding for Streaming {
         match self.lexer {
             LexerChoice::Fast => "streaming",
             LexerChoice::QuickXml => "streaming-quick-xml",
+            LexerChoice::FastTokens => "streaming-tokens",
         }
     }
 

@@ -52,6 +52,10 @@ pub enum LexerChoice {
     Fast,
     /// quick-xml alone.
     QuickXml,
+    /// The fast lexer with its shortcuts off: every element read as tokens, the decoder as it
+    /// was before the shortcuts for whole structs, nodes and fields were written. For
+    /// differential tests against [`LexerChoice::Fast`] (the `lexers_agree` fuzz target).
+    FastTokens,
 }
 
 /// Decodes a request envelope.
@@ -70,9 +74,7 @@ pub fn decode_request_with(
     xml: &[u8],
     soap_action: Option<Operation>,
 ) -> Result<Request<'_>, Fault> {
-    if lexer == LexerChoice::Fast
-        && let Some(fast) = FastLexer::new(xml)
-    {
+    if let Some(fast) = fast_lexer(lexer, xml) {
         match Decoder::new(fast, xml.len()).request(soap_action) {
             Err(DecodeError::Unsupported) => {}
             other => return other.map_err(DecodeError::into_fault),
@@ -93,9 +95,7 @@ pub fn decode_response(xml: &[u8]) -> Result<Reply<'_>, Fault> {
 
 /// [`decode_response`] with a chosen lexer.
 pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>, Fault> {
-    if lexer == LexerChoice::Fast
-        && let Some(fast) = FastLexer::new(xml)
-    {
+    if let Some(fast) = fast_lexer(lexer, xml) {
         match Decoder::new(fast, xml.len()).response() {
             Err(DecodeError::Unsupported) => {}
             other => return other.map_err(DecodeError::into_fault),
@@ -104,6 +104,15 @@ pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>,
     Decoder::new(QuickXmlLexer::new(xml), xml.len())
         .response()
         .map_err(DecodeError::into_fault)
+}
+
+/// The fast lexer `lexer` asks for over `xml`, if it asks for one and the fast lexer reads it.
+fn fast_lexer(lexer: LexerChoice, xml: &[u8]) -> Option<FastLexer<'_>> {
+    match lexer {
+        LexerChoice::Fast => FastLexer::new(xml),
+        LexerChoice::FastTokens => FastLexer::new(xml).map(FastLexer::without_shortcuts),
+        LexerChoice::QuickXml => None,
+    }
 }
 
 /// Reads every token of `xml` with `lexer` and builds nothing: the most any binding on that
@@ -127,7 +136,7 @@ pub fn count_tokens(lexer: LexerChoice, xml: &[u8]) -> Option<usize> {
         }
     }
     match lexer {
-        LexerChoice::Fast => count(FastLexer::new(xml)?),
+        LexerChoice::Fast | LexerChoice::FastTokens => count(FastLexer::new(xml)?),
         LexerChoice::QuickXml => count(QuickXmlLexer::new(xml)),
     }
 }

@@ -40,6 +40,9 @@ pub(crate) struct FastLexer<'i> {
     /// The prefix that names the WSTest namespace ("" for the default namespace), as of
     /// `bindings_epoch`.
     wstest_prefix: Option<(u32, Option<&'i str>)>,
+    /// Whether the shortcuts of [`Lexer`] are taken; off, the decoder reads every element as
+    /// tokens (`LexerChoice::FastTokens`).
+    shortcuts: bool,
 }
 
 const UNSUPPORTED: LexError = LexError::Unsupported;
@@ -76,6 +79,7 @@ impl<'i> FastLexer<'i> {
             pending_pop: None,
             bindings_epoch: 0,
             wstest_prefix: None,
+            shortcuts: true,
         };
         if xml.starts_with("<?") {
             let end = xml.find("?>")? + 2;
@@ -85,6 +89,14 @@ impl<'i> FastLexer<'i> {
             lexer.pos = end;
         }
         Some(lexer)
+    }
+
+    /// This lexer with the shortcuts off.
+    pub(crate) fn without_shortcuts(self) -> FastLexer<'i> {
+        FastLexer {
+            shortcuts: false,
+            ..self
+        }
     }
 
     fn bytes(&self) -> &'i [u8] {
@@ -436,6 +448,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn simple_wstest_element(&mut self, local: &str) -> Option<Cow<'i, str>> {
+        if !self.shortcuts {
+            return None;
+        }
         let name_len = self.wstest_name_at(self.pos + 1, local)?;
         let bytes = self.bytes();
         let text_start = self.pos + 1 + name_len + 1;
@@ -462,6 +477,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
+        if !self.shortcuts {
+            return None;
+        }
         if let Some(scope) = self.pending_pop.take() {
             self.truncate_bindings(scope);
         }
@@ -473,6 +491,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
+        if !self.shortcuts {
+            return None;
+        }
         if let Some(scope) = self.pending_pop.take() {
             self.truncate_bindings(scope);
         }
@@ -491,6 +512,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         max_nodes: usize,
         mut each: impl FnMut(PlainFields<'i>),
     ) -> bool {
+        if !self.shortcuts {
+            return false;
+        }
         if let Some(scope) = self.pending_pop.take() {
             self.truncate_bindings(scope);
         }
@@ -533,6 +557,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn enter_wstest_element(&mut self, local: &str) -> bool {
+        if !self.shortcuts {
+            return false;
+        }
         let Some(name_len) = self.wstest_name_at(self.pos + 1, local) else {
             return false;
         };
@@ -549,6 +576,9 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn leave_element(&mut self) -> bool {
+        if !self.shortcuts {
+            return false;
+        }
         let Some(&open) = self.open.last() else {
             return false;
         };

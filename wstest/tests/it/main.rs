@@ -33,11 +33,19 @@ pub(crate) fn crate_dir() -> PathBuf {
 pub(crate) fn respond(soap_action: Option<&[u8]>, body: &[u8]) -> Result<Vec<u8>, Fault> {
     let action = soap_action.and_then(|value| Operation::from_soap_action(value).ok().flatten());
     let fast = decode_request_with(LexerChoice::Fast, body, action);
-    let quick = decode_request_with(LexerChoice::QuickXml, body, action);
-    match (&fast, &quick) {
-        (Ok(fast), Ok(quick)) => assert_eq!(format!("{fast:?}"), format!("{quick:?}")),
-        (Err(fast), Err(quick)) => assert_eq!(fast.code, quick.code, "{fast} / {quick}"),
-        _ => panic!("the lexers disagree: fast {fast:?}, quick-xml {quick:?}"),
+    // The shortcuts against the fast lexer's tokens, and the fast lexer against quick-xml.
+    for (other, what) in [
+        (LexerChoice::FastTokens, "its tokens"),
+        (LexerChoice::QuickXml, "quick-xml"),
+    ] {
+        let other = decode_request_with(other, body, action);
+        match (&fast, &other) {
+            (Ok(fast), Ok(other)) => {
+                assert_eq!(format!("{fast:?}"), format!("{other:?}"), "{what}")
+            }
+            (Err(fast), Err(other)) => assert_eq!(fast.code, other.code, "{fast} / {other}"),
+            _ => panic!("the fast lexer and {what} disagree: {fast:?}, {other:?}"),
+        }
     }
     let mut out = Vec::new();
     wstest::respond(soap_action, body, NOW, &mut out).map(|_| out)

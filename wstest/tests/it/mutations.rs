@@ -1,6 +1,6 @@
-//! The fast lexer must accept only what quick-xml accepts, and read it the same: every
-//! truncation and many one-byte edits of real requests are decoded with both lexers, which must
-//! agree (the `respond` helper asserts it).
+//! The fast lexer must accept only what quick-xml accepts, and read it the same, and its
+//! shortcuts must read what its tokens read: every truncation and many one-byte edits of real
+//! requests are decoded three ways, which must agree (the `respond` helper asserts it).
 
 use crate::respond;
 
@@ -75,7 +75,9 @@ fn whole_bodies_are_read_alike() {
 /// quick-xml reads it, and a bad one is a Client fault naming the field.
 #[test]
 fn raw_numbers_are_read_as_xml_reads_them() {
-    let cases: [(&str, &str, Result<(i32, f32), &str>); 6] = [
+    /// The texts of i and f, and the values read or what the fault says.
+    type Case = (&'static str, &'static str, Result<(i32, f32), &'static str>);
+    let cases: [Case; 6] = [
         ("&#49;2", "2&#46;5", Ok((12, 2.5))),
         (" 7\r\n", "\t2.5 ", Ok((7, 2.5))),
         ("-0", "-0.000000001", Ok((0, -0.000_000_001))),
@@ -142,11 +144,13 @@ fn response_edits_are_read_alike() {
     let response = respond(None, &body).expect("GetOrder is answered");
     let check = |xml: &[u8], what: &str| {
         let fast = decode_response_with(LexerChoice::Fast, xml);
-        let quick_xml = decode_response_with(LexerChoice::QuickXml, xml);
-        match (&fast, &quick_xml) {
-            (Ok(fast), Ok(quick_xml)) => assert_eq!(fast, quick_xml, "{what}"),
-            (Err(_), Err(_)) => {}
-            _ => panic!("{what}: the fast lexer read {fast:?}, quick-xml {quick_xml:?}"),
+        for lexer in [LexerChoice::FastTokens, LexerChoice::QuickXml] {
+            let other = decode_response_with(lexer, xml);
+            match (&fast, &other) {
+                (Ok(fast), Ok(other)) => assert_eq!(fast, other, "{what}, {lexer:?}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{what}: the fast lexer read {fast:?}, {lexer:?} {other:?}"),
+            }
         }
     };
     check(&response, "the whole response");
