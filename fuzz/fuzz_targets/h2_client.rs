@@ -22,7 +22,7 @@ fn run(data: &[u8], sizes: &[usize], body: usize) -> (Vec<String>, Option<Http2E
         stream: 65_535,
         connection: 1 << 20,
     };
-    let mut client = Client::<u32>::new(Arc::new(request), windows);
+    let mut client = Client::<u32>::new(Arc::from([request]), windows);
     for label in 0..3 {
         client.open(label);
     }
