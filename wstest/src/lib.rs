@@ -13,7 +13,8 @@
 //!   operation's payload).
 //! - `lexer`, `fast_lexer`: the token streams it reads: quick-xml's, and a fast one for plain XML
 //!   that hands anything else to quick-xml (`fast_lexer/text.rs`: character data and
-//!   references).
+//!   references; `fast_lexer/plain.rs`: the shortcuts that read a whole TestStruct, or an
+//!   EchoList's chain of them, in one pass without tokens).
 //! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.
