@@ -74,15 +74,7 @@ pub fn decode_request_with(
     xml: &[u8],
     soap_action: Option<Operation>,
 ) -> Result<Request<'_>, Fault> {
-    if let Some(fast) = fast_lexer(lexer, xml) {
-        match Decoder::new(fast, xml.len()).request(soap_action) {
-            Err(DecodeError::Unsupported) => {}
-            other => return other.map_err(DecodeError::into_fault),
-        }
-    }
-    Decoder::new(QuickXmlLexer::new(xml), xml.len())
-        .request(soap_action)
-        .map_err(DecodeError::into_fault)
+    decode(lexer, xml, ReadRequest(soap_action))
 }
 
 /// Decodes a response envelope, as a client reads it.
@@ -95,23 +87,51 @@ pub fn decode_response(xml: &[u8]) -> Result<Reply<'_>, Fault> {
 
 /// [`decode_response`] with a chosen lexer.
 pub fn decode_response_with(lexer: LexerChoice, xml: &[u8]) -> Result<Reply<'_>, Fault> {
-    if let Some(fast) = fast_lexer(lexer, xml) {
-        match Decoder::new(fast, xml.len()).response() {
-            Err(DecodeError::Unsupported) => {}
-            other => return other.map_err(DecodeError::into_fault),
-        }
-    }
-    Decoder::new(QuickXmlLexer::new(xml), xml.len())
-        .response()
-        .map_err(DecodeError::into_fault)
+    decode(lexer, xml, ReadResponse)
 }
 
-/// The fast lexer `lexer` asks for over `xml`, if it asks for one and the fast lexer reads it.
-fn fast_lexer(lexer: LexerChoice, xml: &[u8]) -> Option<FastLexer<'_>> {
-    match lexer {
-        LexerChoice::Fast => FastLexer::new(xml),
-        LexerChoice::FastTokens => FastLexer::new(xml).map(FastLexer::without_shortcuts),
+/// What a message is read as: a request (with the operation its SOAPAction named) or a
+/// response.
+trait Read<'i> {
+    type Output;
+    fn read<L: Lexer<'i>>(&self, decoder: Decoder<'i, L>) -> Decoded<Self::Output>;
+}
+
+struct ReadRequest(Option<Operation>);
+
+impl<'i> Read<'i> for ReadRequest {
+    type Output = Request<'i>;
+    fn read<L: Lexer<'i>>(&self, mut decoder: Decoder<'i, L>) -> Decoded<Request<'i>> {
+        decoder.request(self.0)
+    }
+}
+
+struct ReadResponse;
+
+impl<'i> Read<'i> for ReadResponse {
+    type Output = Reply<'i>;
+    fn read<L: Lexer<'i>>(&self, mut decoder: Decoder<'i, L>) -> Decoded<Reply<'i>> {
+        decoder.response()
+    }
+}
+
+/// Reads `xml` with the fast lexer `lexer` asks for, if any, and with quick-xml where the fast
+/// lexer gives up (or none was asked for).
+fn decode<'i, R: Read<'i>>(lexer: LexerChoice, xml: &'i [u8], read: R) -> Result<R::Output, Fault> {
+    let fast = match lexer {
+        LexerChoice::Fast => {
+            FastLexer::<true>::new(xml).map(|fast| read.read(Decoder::new(fast, xml.len())))
+        }
+        LexerChoice::FastTokens => {
+            FastLexer::<false>::new(xml).map(|fast| read.read(Decoder::new(fast, xml.len())))
+        }
         LexerChoice::QuickXml => None,
+    };
+    match fast {
+        None | Some(Err(DecodeError::Unsupported)) => read
+            .read(Decoder::new(QuickXmlLexer::new(xml), xml.len()))
+            .map_err(DecodeError::into_fault),
+        Some(read) => read.map_err(DecodeError::into_fault),
     }
 }
 
@@ -136,7 +156,7 @@ pub fn count_tokens(lexer: LexerChoice, xml: &[u8]) -> Option<usize> {
         }
     }
     match lexer {
-        LexerChoice::Fast | LexerChoice::FastTokens => count(FastLexer::new(xml)?),
+        LexerChoice::Fast | LexerChoice::FastTokens => count(FastLexer::<true>::new(xml)?),
         LexerChoice::QuickXml => count(QuickXmlLexer::new(xml)),
     }
 }

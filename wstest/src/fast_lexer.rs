@@ -22,7 +22,10 @@ use text::{AMPERSAND, PLAIN, resolve_references, scan_text, unescape};
 /// The most attributes one element may carry on the fast path.
 const MAX_ATTRIBUTES: usize = 8;
 
-pub(crate) struct FastLexer<'i> {
+/// `SHORTCUTS` false turns off the shortcuts of [`Lexer`]: the decoder then reads every element
+/// as tokens (`LexerChoice::FastTokens`). A parameter of the type, not a field, because a check
+/// of a field at each shortcut cost 4% of EchoStruct-100's decode (callgrind).
+pub(crate) struct FastLexer<'i, const SHORTCUTS: bool> {
     xml: &'i str,
     pos: usize,
     /// The qualified names of the open elements, innermost last.
@@ -40,9 +43,6 @@ pub(crate) struct FastLexer<'i> {
     /// The prefix that names the WSTest namespace ("" for the default namespace), as of
     /// `bindings_epoch`.
     wstest_prefix: Option<(u32, Option<&'i str>)>,
-    /// Whether the shortcuts of [`Lexer`] are taken; off, the decoder reads every element as
-    /// tokens (`LexerChoice::FastTokens`).
-    shortcuts: bool,
 }
 
 const UNSUPPORTED: LexError = LexError::Unsupported;
@@ -63,10 +63,10 @@ static NAME_BYTE: [bool; 256] = {
     table
 };
 
-impl<'i> FastLexer<'i> {
+impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
     /// A lexer over `xml`, or `None` when the bytes are not UTF-8 or open with something other than
     /// a plain XML declaration (quick-xml will read those).
-    pub(crate) fn new(xml: &'i [u8]) -> Option<FastLexer<'i>> {
+    pub(crate) fn new(xml: &'i [u8]) -> Option<FastLexer<'i, SHORTCUTS>> {
         let xml = xml.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(xml);
         let xml = std::str::from_utf8(xml).ok()?;
         let mut lexer = FastLexer {
@@ -79,7 +79,6 @@ impl<'i> FastLexer<'i> {
             pending_pop: None,
             bindings_epoch: 0,
             wstest_prefix: None,
-            shortcuts: true,
         };
         if xml.starts_with("<?") {
             let end = xml.find("?>")? + 2;
@@ -89,14 +88,6 @@ impl<'i> FastLexer<'i> {
             lexer.pos = end;
         }
         Some(lexer)
-    }
-
-    /// This lexer with the shortcuts off.
-    pub(crate) fn without_shortcuts(self) -> FastLexer<'i> {
-        FastLexer {
-            shortcuts: false,
-            ..self
-        }
     }
 
     fn bytes(&self) -> &'i [u8] {
@@ -304,6 +295,20 @@ impl<'i> FastLexer<'i> {
         prefix
     }
 
+    /// Where the struct shortcuts start: with the shortcuts on and the bindings of an element
+    /// read whole dropped, the prefix bound to WSTest here (empty for the default namespace),
+    /// if any.
+    #[inline(always)]
+    fn plain_prefix(&mut self) -> Option<&'i [u8]> {
+        if !SHORTCUTS {
+            return None;
+        }
+        if let Some(scope) = self.pending_pop.take() {
+            self.truncate_bindings(scope);
+        }
+        Some(self.wstest_prefix()?.as_bytes())
+    }
+
     /// If the bytes at `at` are the qualified name of WSTest's `local` (with the prefix that is
     /// bound to WSTest here), the name's length.
     #[inline(always)]
@@ -423,7 +428,7 @@ fn is_plain_declaration(decl: &str) -> bool {
         })
 }
 
-impl<'i> Lexer<'i> for FastLexer<'i> {
+impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
     #[inline(always)]
     fn next_token(&mut self) -> Result<Token<'i>, LexError> {
         if let Some(scope) = self.pending_pop.take() {
@@ -448,7 +453,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn simple_wstest_element(&mut self, local: &str) -> Option<Cow<'i, str>> {
-        if !self.shortcuts {
+        if !SHORTCUTS {
             return None;
         }
         let name_len = self.wstest_name_at(self.pos + 1, local)?;
@@ -477,13 +482,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
-        if !self.shortcuts {
-            return None;
-        }
-        if let Some(scope) = self.pending_pop.take() {
-            self.truncate_bindings(scope);
-        }
-        let prefix = self.wstest_prefix()?.as_bytes();
+        let prefix = self.plain_prefix()?;
         let (texts, end) = plain::fields(self.xml, self.pos, prefix, None)?;
         self.pos = end;
         Some(texts)
@@ -491,13 +490,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
-        if !self.shortcuts {
-            return None;
-        }
-        if let Some(scope) = self.pending_pop.take() {
-            self.truncate_bindings(scope);
-        }
-        let prefix = self.wstest_prefix()?.as_bytes();
+        let prefix = self.plain_prefix()?;
         let &[wrapper] = local.as_bytes() else {
             return None;
         };
@@ -512,16 +505,10 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
         max_nodes: usize,
         mut each: impl FnMut(PlainFields<'i>),
     ) -> bool {
-        if !self.shortcuts {
-            return false;
-        }
-        if let Some(scope) = self.pending_pop.take() {
-            self.truncate_bindings(scope);
-        }
-        let Some(prefix) = self.wstest_prefix() else {
+        let Some(prefix) = self.plain_prefix() else {
             return false;
         };
-        let (prefix, link) = (prefix.as_bytes(), link.as_bytes());
+        let link = link.as_bytes();
         let bytes = self.bytes();
         let mut at = self.pos;
         let mut n_links = 0;
@@ -557,7 +544,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn enter_wstest_element(&mut self, local: &str) -> bool {
-        if !self.shortcuts {
+        if !SHORTCUTS {
             return false;
         }
         let Some(name_len) = self.wstest_name_at(self.pos + 1, local) else {
@@ -576,7 +563,7 @@ impl<'i> Lexer<'i> for FastLexer<'i> {
 
     #[inline]
     fn leave_element(&mut self) -> bool {
-        if !self.shortcuts {
+        if !SHORTCUTS {
             return false;
         }
         let Some(&open) = self.open.last() else {

@@ -21,24 +21,12 @@ pub fn parse_int(text: &str) -> Option<i32> {
 }
 
 /// The common case, `-?digits` with at most nine digits, which cannot overflow and needs no
-/// trim: one pass, in line.
+/// trim: [`scan_int`] over the whole text.
 #[inline(always)]
 fn plain_int(bytes: &[u8]) -> Option<i32> {
-    let (negative, digits) = match bytes {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, bytes),
-    };
-    if !(1..=9).contains(&digits.len()) {
-        return None;
-    }
-    let mut value = 0i32;
-    let mut plain = true;
-    for &byte in digits {
-        let digit = byte.wrapping_sub(b'0');
-        plain &= digit < 10;
-        value = value.wrapping_mul(10).wrapping_add(i32::from(digit));
-    }
-    plain.then_some(if negative { -value } else { value })
+    scan_int(bytes, 0)
+        .filter(|&(_, end)| end == bytes.len())
+        .map(|(value, _)| value)
 }
 
 #[cold]
@@ -70,7 +58,7 @@ fn general_float(text: &str) -> Option<f32> {
 }
 
 /// The common case of xsd:float, `-?digits(.digits)?` with at most 15 digits of which at most 8
-/// follow the point, read without the general parser.
+/// follow the point, read without the general parser: [`scan_float`] over the whole text.
 ///
 /// The digits make an integer m below 10^15, which an f64 holds exactly, as it does 10^k; so
 /// m / 10^k is the f64 nearest the decimal. Rounding that to f32 gives the f32 nearest the
@@ -83,40 +71,9 @@ fn general_float(text: &str) -> Option<f32> {
 /// around midpoints; the cases are in the tests), so those go to the general parser.
 #[inline(always)]
 fn parse_plain_decimal(text: &[u8]) -> Option<f32> {
-    const POWERS: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
-    const MAX_DIGITS: usize = 15;
-    let (negative, digits) = match text {
-        [b'-', rest @ ..] => (true, rest),
-        _ => (false, text),
-    };
-    // Fifteen digits and a point at most, so the mantissa below cannot overflow.
-    if digits.len() > MAX_DIGITS + 1 {
-        return None;
-    }
-    let mut mantissa = 0u64;
-    let mut point = None;
-    for (idx, &byte) in digits.iter().enumerate() {
-        let digit = byte.wrapping_sub(b'0');
-        if digit < 10 {
-            mantissa = mantissa * 10 + u64::from(digit);
-        } else if byte == b'.' && point.is_none() {
-            point = Some(idx);
-        } else {
-            return None;
-        }
-    }
-    let n_fraction = match point {
-        None => 0,
-        // "5." and ".5" are xsd:float too, for the general parser.
-        Some(0) => return None,
-        Some(at) => digits.len() - at - 1,
-    };
-    let n_digits = digits.len() - usize::from(point.is_some());
-    if n_digits == 0 || n_digits > MAX_DIGITS || (point.is_some() && n_fraction == 0) {
-        return None;
-    }
-    let value = mantissa as f64 / *POWERS.get(n_fraction)?;
-    Some((if negative { -value } else { value }) as f32)
+    scan_float(text, 0)
+        .filter(|&(_, end)| end == text.len())
+        .map(|(value, _)| value)
 }
 
 /// A canonical xsd:int at `at`, `-?digits` with at most nine digits: its value and where it
@@ -143,8 +100,9 @@ pub(crate) fn scan_int(bytes: &[u8], at: usize) -> Option<(i32, usize)> {
     (end > start).then_some((if negative { -value } else { value }, end))
 }
 
-/// A canonical xsd:float at `at`, the shape [`parse_plain_decimal`] reads (and by the same
-/// arithmetic): its value and where it ends; anything else is `None`, as for [`scan_int`].
+/// A canonical xsd:float at `at`, `-?digits(.digits)?` with at most 15 digits of which at most
+/// 8 follow the point, by the arithmetic [`parse_plain_decimal`] explains: its value and where
+/// it ends; anything else is `None`, as for [`scan_int`].
 #[inline(always)]
 pub(crate) fn scan_float(bytes: &[u8], at: usize) -> Option<(f32, usize)> {
     const POWERS: [f64; 9] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8];
