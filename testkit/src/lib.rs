@@ -10,6 +10,7 @@
 //! - [`servers`]: small HTTP servers that misbehave on purpose, for load clients to meet.
 //! - [`workspace_bin`]: a binary of this workspace, built when a test needs it.
 //! - [`check_expected`]: a snapshot file compared with what a test made.
+//! - [`prometheus_sample`]: one sample's value in a Prometheus text exposition.
 
 pub mod certs;
 pub mod corpus;
@@ -170,4 +171,17 @@ pub fn check_expected(path: &std::path::Path, actual: &str) {
         "{} differs; run UPDATE_EXPECT=1 cargo test and review the diff\n--- expected\n{expected}--- actual\n{actual}",
         path.display()
     );
+}
+
+/// The value of the sample `name` (its labels included, as written) in the Prometheus text
+/// `text`; the test fails, showing the text, when there is none or it does not parse.
+#[track_caller]
+pub fn prometheus_sample<T: std::str::FromStr>(text: &str, name: &str) -> T {
+    let value = text
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no {name} in\n{text}"));
+    value
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} is {value:?}, not a number of its type, in\n{text}"))
 }

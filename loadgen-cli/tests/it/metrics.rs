@@ -54,11 +54,7 @@ fn scrape(url: &str) -> String {
 
 /// The value of the sample `name` (labels included, as written) in `text`.
 fn sample(text: &str, name: &str) -> u64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
-        .parse()
-        .unwrap()
+    testkit::prometheus_sample(text, name)
 }
 
 #[test]

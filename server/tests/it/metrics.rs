@@ -18,15 +18,6 @@ fn echo_void() -> Vec<u8> {
     .unwrap()
 }
 
-/// The value of the sample `name` (with its labels, as printed) in `text`.
-fn sample(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-        .unwrap_or_else(|| panic!("no {name} in\n{text}"))
-        .parse()
-        .unwrap()
-}
-
 /// Waits (up to 10 s) until `done` holds; false if it never did.
 fn eventually(mut done: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -37,6 +28,11 @@ fn eventually(mut done: impl FnMut() -> bool) -> bool {
         std::thread::yield_now();
     }
     done()
+}
+
+/// The value of the sample `name` (labels included, as written) in `text`.
+fn sample(text: &str, name: &str) -> f64 {
+    testkit::prometheus_sample(text, name)
 }
 
 #[test]

@@ -71,20 +71,14 @@ fn plain_integers_parse_as_the_standard_parser_does() {
 /// The shortcut for plain decimals reads every one exactly as the general parser does.
 #[test]
 fn plain_decimals_parse_as_the_standard_parser_does() {
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = testkit::Rng(0x9E37_79B9_7F4A_7C15);
     for _ in 0..200_000 {
-        let n_int = (next() % 10) as usize;
-        let n_fraction = (next() % 9) as usize;
+        let n_int = rng.below(10);
+        let n_fraction = rng.below(9);
         let digits: String = (0..n_int + n_fraction)
-            .map(|_| char::from(b'0' + (next() % 10) as u8))
+            .map(|_| char::from(b'0' + rng.below(10) as u8))
             .collect();
-        let sign = if next() % 2 == 0 { "-" } else { "" };
+        let sign = rng.pick(&["-", ""]);
         let text = if n_fraction == 0 {
             format!("{sign}{digits}")
         } else {
@@ -202,17 +196,11 @@ fn decimals_next_to_f32_midpoints_round_as_the_standard_parser_does() {
     ] {
         check(text);
     }
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = testkit::Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..20_000 {
         // An f32 between 2^-20 and 2^30, and the midpoint above it, exact in an f64.
-        let exponent = (next() % 50) as u32 + 107;
-        let below = f32::from_bits(exponent << 23 | (next() as u32 & 0x7F_FFFF));
+        let exponent = rng.below(50) as u32 + 107;
+        let below = f32::from_bits(exponent << 23 | (rng.next_u64() as u32 & 0x7F_FFFF));
         let midpoint = (f64::from(below) + f64::from(f32::from_bits(below.to_bits() + 1))) / 2.0;
         for n_fraction in 1..=14 {
             let nearest = format!("{midpoint:.n_fraction$}");
