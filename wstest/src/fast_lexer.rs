@@ -489,26 +489,25 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
     }
 
     #[inline]
-    fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
-        let prefix = self.plain_prefix()?;
-        let &[wrapper] = local.as_bytes() else {
-            return None;
+    fn plain_structs(&mut self, local: &str, mut each: impl FnMut(PlainFields<'i>)) -> usize {
+        let (Some(prefix), &[wrapper]) = (self.plain_prefix(), local.as_bytes()) else {
+            return 0;
         };
-        let (texts, end) = plain::fields(self.xml, self.pos, prefix, Some(wrapper))?;
-        self.pos = end;
-        Some(texts)
+        let mut n_read = 0;
+        let mut at = self.pos;
+        while let Some((fields, end)) = plain::fields(self.xml, at, prefix, Some(wrapper)) {
+            each(fields);
+            at = end;
+            n_read += 1;
+        }
+        self.pos = at;
+        n_read
     }
 
-    fn plain_chain(
-        &mut self,
-        link: &str,
-        max_nodes: usize,
-        mut each: impl FnMut(PlainFields<'i>),
-    ) -> bool {
+    fn plain_chain(&mut self, max_nodes: usize, mut each: impl FnMut(PlainFields<'i>)) -> bool {
         let Some(prefix) = self.plain_prefix() else {
             return false;
         };
-        let link = link.as_bytes();
         let bytes = self.bytes();
         let mut at = self.pos;
         let mut n_links = 0;
@@ -518,7 +517,7 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
             };
             each(fields);
             at = end;
-            let Some(end) = plain::tag_end(bytes, at, prefix, link, false) else {
+            let Some(end) = plain::next_tag_end(bytes, at, prefix, false) else {
                 break;
             };
             n_links += 1;
@@ -528,7 +527,7 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
             at = end;
         }
         for _ in 0..n_links {
-            let Some(end) = plain::tag_end(bytes, at, prefix, link, true) else {
+            let Some(end) = plain::next_tag_end(bytes, at, prefix, true) else {
                 return false;
             };
             at = end;

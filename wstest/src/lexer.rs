@@ -105,28 +105,24 @@ pub(crate) trait Lexer<'i> {
         None
     }
 
-    /// If the next thing in the input is exactly `<local><i>…</i><f>…</f><s>…</s></local>`
-    /// (its fields as for `plain_fields`), consumes it and returns the fields. The shortcut for
-    /// each `l` of an EchoStruct array; `local` is one letter.
-    fn plain_struct(&mut self, local: &str) -> Option<PlainFields<'i>> {
-        let _ = local;
-        None
+    /// While the next thing in the input is exactly `<local><i>…</i><f>…</f><s>…</s></local>`
+    /// (its fields as for `plain_fields`), consumes it and calls `each` with its fields; returns
+    /// how many it consumed. The shortcut for the `l`s of an EchoStruct array, read in one loop;
+    /// `local` is one letter.
+    fn plain_structs(&mut self, local: &str, each: impl FnMut(PlainFields<'i>)) -> usize {
+        let _ = (local, each);
+        0
     }
 
     /// If the rest of the innermost open element is exactly a chain of plain TestStruct
-    /// fields (as for `plain_fields`) each but the last followed by a `<link>` that holds the
-    /// next, every `link` closed right after its chain, then the element's end tag: calls
+    /// fields (as for `plain_fields`) each but the last followed by a WSTest `<Next>` that holds
+    /// the next, every `Next` closed right after its chain, then the element's end tag: calls
     /// `each` with each node's fields in order, consumes it all with the end tag, and returns
     /// true. Otherwise, or past `max_nodes` nodes, consumes nothing and returns false (`each`
     /// may have been called: the caller drops what it gathered). The shortcut for an EchoList,
     /// whose nodes nest one level a node and would otherwise each be entered and left.
-    fn plain_chain(
-        &mut self,
-        link: &str,
-        max_nodes: usize,
-        each: impl FnMut(PlainFields<'i>),
-    ) -> bool {
-        let _ = (link, max_nodes, each);
+    fn plain_chain(&mut self, max_nodes: usize, each: impl FnMut(PlainFields<'i>)) -> bool {
+        let _ = (max_nodes, each);
         false
     }
 

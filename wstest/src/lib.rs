@@ -15,7 +15,11 @@
 //!   that hands anything else to quick-xml (`fast_lexer/text.rs`: character data and
 //!   references; `fast_lexer/plain.rs`: the shortcuts that read a whole TestStruct, or an
 //!   EchoList's chain of them, in one pass without tokens).
-//! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`.
+//! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`; `sink`: where it
+//!   and the value writers put bytes, appended to the `Vec` or, for the echoes' items, into room
+//!   made once an item (a leaf).
+//! - `block`: sixteen bytes compared at a time (SSE2 through `safe_arch`), for the decoder's
+//!   text scan and the encoder's escape test (a leaf).
 //! - [`envelope`]: namespaces and the SOAP envelope framing.
 //! - [`fault`]: SOAP 1.1 faults.
 //! - `escape`: text as XML writes it, for the encoder, faults and the WSDL (a leaf).
@@ -25,6 +29,7 @@
 //! - [`post_files`]: the request bodies for ab and loadgen, and their manifest.
 
 pub mod binding;
+mod block;
 pub mod decode;
 pub mod encode;
 pub mod envelope;
@@ -35,6 +40,7 @@ mod lexer;
 pub mod model;
 pub mod operation;
 pub mod post_files;
+mod sink;
 pub mod wsdl;
 pub mod xsd;
 

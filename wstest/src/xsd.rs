@@ -8,6 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::model::DateTime;
+use crate::sink::Sink;
 
 /// xsd's white space: what `whiteSpace="collapse"` trims around a value.
 pub fn is_xml_space(ch: char) -> bool {
@@ -240,33 +241,45 @@ pub fn parse_boolean(text: &str) -> Option<bool> {
 /// Appends an xsd:int.
 #[inline]
 pub fn push_int(out: &mut Vec<u8>, value: i32) {
-    if value < 0 {
-        out.push(b'-');
-    }
-    push_decimal(out, u64::from(value.unsigned_abs()));
+    put_int(out, value);
 }
 
-/// Appends the decimal digits of `value`: those below 1,000, nearly every number WSTest
-/// messages carry, as one copy of a fixed size, which compiles to a store; itoa's for the rest,
-/// whose copy of a variable length is a call to memcpy (on EchoStruct-100 the two calls an item
-/// were 16% of the encode, callgrind).
+/// Puts an xsd:int.
 #[inline(always)]
-fn push_decimal(out: &mut Vec<u8>, value: u64) {
+pub(crate) fn put_int(out: &mut impl Sink, value: i32) {
+    if value < 0 {
+        out.put(*b"-");
+    }
+    put_decimal(out, u64::from(value.unsigned_abs()));
+}
+
+/// Puts the decimal digits of `value`: those below 1,000, nearly every number WSTest messages
+/// carry, as one copy of a fixed size, which compiles to a store; itoa's for the rest, whose copy
+/// of a variable length is a call to memcpy (on EchoStruct-100 the two calls an item were 16% of
+/// the encode, callgrind).
+#[inline(always)]
+fn put_decimal(out: &mut impl Sink, value: u64) {
     let digit = |value: u64| b'0' + (value % 10) as u8;
     if value < 10 {
-        out.push(digit(value));
+        out.put([digit(value)]);
     } else if value < 100 {
-        out.extend_from_slice(&[digit(value / 10), digit(value)]);
+        out.put([digit(value / 10), digit(value)]);
     } else if value < 1000 {
-        out.extend_from_slice(&[digit(value / 100), digit(value / 10), digit(value)]);
+        out.put([digit(value / 100), digit(value / 10), digit(value)]);
     } else {
-        out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
+        out.put_slice(itoa::Buffer::new().format(value).as_bytes());
     }
 }
 
 /// Appends an xsd:float: the shortest text that reads back to the same bits.
 #[inline]
 pub fn push_float(out: &mut Vec<u8>, value: f32) {
+    put_float(out, value);
+}
+
+/// Puts an xsd:float, as [`push_float`] appends it.
+#[inline(always)]
+pub(crate) fn put_float(out: &mut impl Sink, value: f32) {
     // Values that are exactly a decimal of at most six digits with one after the point (2.0,
     // 7.5; not 0.1, which binary cannot hold) are written from their integer tenths: the same
     // text as ryu's shortest form, since no shorter decimal lies within half a unit in the last
@@ -277,14 +290,14 @@ pub fn push_float(out: &mut Vec<u8>, value: f32) {
     let whole_tenths = tenths as i64;
     if value != 0.0 && tenths.abs() < 1e6 && whole_tenths as f64 == tenths {
         if whole_tenths < 0 {
-            out.push(b'-');
+            out.put(*b"-");
         }
         let whole_tenths = whole_tenths.unsigned_abs();
-        push_decimal(out, whole_tenths / 10);
-        out.extend_from_slice(&[b'.', b'0' + (whole_tenths % 10) as u8]);
+        put_decimal(out, whole_tenths / 10);
+        out.put([b'.', b'0' + (whole_tenths % 10) as u8]);
         return;
     }
-    out.extend_from_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
+    out.put_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
 }
 
 /// Formats an xsd:float: the shortest text that reads back to the same bits, with xsd's `INF`,

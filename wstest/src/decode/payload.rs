@@ -173,8 +173,10 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
             // The shortcuts for a plain `<l>`, whole or its start; anything else comes as a
             // token.
             if !array.empty {
-                if let Some(fields) = self.lexer.plain_struct("l") {
+                let n_read = self.lexer.plain_structs("l", |fields| {
                     items.push(Self::plain_struct(fields));
+                });
+                if n_read > 0 {
                     continue;
                 }
                 if self.lexer.enter_wstest_element("l") {
@@ -207,7 +209,7 @@ impl<'i, L: Lexer<'i>> Decoder<'i, L> {
         };
         let mut nodes = Vec::with_capacity(self.items_left());
         if !node.empty && !node.nil {
-            let read = self.lexer.plain_chain("Next", MAX_LIST_NODES, |fields| {
+            let read = self.lexer.plain_chain(MAX_LIST_NODES, |fields| {
                 nodes.push(Self::plain_struct(fields));
             });
             if read {

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use super::UNSUPPORTED;
+use crate::block::Block;
 use crate::lexer::{LexError, is_xml_char};
 
 pub(super) const PLAIN: u8 = 0;
@@ -74,11 +75,36 @@ fn below_lowest(flags: u64) -> u64 {
     }
 }
 
+/// [`scan_text`], sixteen bytes at a time (see [`Block`]) while the text is plain printable
+/// ASCII, then eight at a time near the input's end; a block with anything else in the text
+/// (`&`, `]`, a control character, a byte past ASCII) goes to the byte loop, which classifies it
+/// exactly. Measured with callgrind on EchoStruct-100 (texts like "wstest 17"), eight bytes at a
+/// time cost 54 instructions a text, sixteen about 25.
+#[inline(always)]
+pub(super) fn scan_text_blocks(bytes: &[u8], from: usize) -> Option<(usize, u8)> {
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
+        let block = Block::load(chunk);
+        let lt = block.eq(b'<').mask();
+        let special = (block.eq(b'&') | block.eq(b']') | block.below_or_high(0x20)).mask();
+        // The bytes below the first `<`, all of them when there is none.
+        let before_lt = lt.wrapping_sub(1) & !lt;
+        if special & before_lt != 0 {
+            return scan_text(bytes, at);
+        }
+        if lt != 0 {
+            return Some((at + lt.trailing_zeros() as usize, PLAIN));
+        }
+        at += 16;
+    }
+    scan_text_words(bytes, at)
+}
+
 /// [`scan_text`], eight bytes at a time while the text is plain printable ASCII; a word with
 /// anything else in the text (`&`, `]`, a control character, a byte past ASCII) goes to the
 /// byte loop, which classifies it exactly.
 #[inline(always)]
-pub(super) fn scan_text_words(bytes: &[u8], from: usize) -> Option<(usize, u8)> {
+fn scan_text_words(bytes: &[u8], from: usize) -> Option<(usize, u8)> {
     let mut at = from;
     while let Some(word) = word_at(bytes, at) {
         let lt = bytes_equal(word, b'<');
