@@ -68,7 +68,7 @@ impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
     /// a plain XML declaration (quick-xml will read those).
     pub(crate) fn new(xml: &'i [u8]) -> Option<FastLexer<'i, SHORTCUTS>> {
         let xml = xml.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(xml);
-        let xml = std::str::from_utf8(xml).ok()?;
+        let xml = simdutf8::basic::from_utf8(xml).ok()?;
         let mut lexer = FastLexer {
             xml,
             pos: 0,
