@@ -202,9 +202,7 @@ fn write_structs(out: &mut Vec<u8>, name: &[u8], items: &[TestStruct<'_>]) {
     let mut at = out.len();
     for item in items {
         fill(out, &mut at, struct_room(item), |slots| {
-            slots.put(*b"<l>");
-            write_struct_fields(slots, item);
-            slots.put(*b"</l>");
+            write_struct_fields(slots, b"<l><i>", item, b"</l>");
         });
     }
     finish(out, at);
@@ -221,10 +219,11 @@ fn write_nodes(out: &mut Vec<u8>, name: &[u8], nodes: &[TestStruct<'_>]) {
     let mut at = out.len();
     for (idx, node) in nodes.iter().enumerate() {
         fill(out, &mut at, struct_room(node), |slots| {
-            if idx > 0 {
-                slots.put(*b"<Next>");
+            if idx == 0 {
+                write_struct_fields(slots, b"<i>", node, b"");
+            } else {
+                write_struct_fields(slots, b"<Next><i>", node, b"");
             }
-            write_struct_fields(slots, node);
         });
     }
     finish(out, at);
@@ -241,14 +240,15 @@ fn write_nodes(out: &mut Vec<u8>, name: &[u8], nodes: &[TestStruct<'_>]) {
 
 fn write_struct(out: &mut Vec<u8>, name: &[u8], item: &TestStruct<'_>) {
     start(out, name);
-    write_struct_fields(out, item);
+    write_struct_fields(out, b"<i>", item, b"");
     end(out, name);
 }
 
-/// The hottest writer of the echoes: adjacent tags are written as one literal.
+/// The hottest writer of the echoes: a TestStruct's fields after `open` (a literal that ends
+/// with `<i>`) and before `close`, adjacent tags written as one literal.
 #[inline(always)]
-fn write_struct_fields(out: &mut impl Sink, item: &TestStruct<'_>) {
-    out.put(*b"<i>");
+fn write_struct_fields(out: &mut impl Sink, open: &[u8], item: &TestStruct<'_>, close: &[u8]) {
+    out.put_slice(open);
     put_int(out, item.i);
     match item.f {
         Some(f) => {
@@ -266,6 +266,7 @@ fn write_struct_fields(out: &mut impl Sink, item: &TestStruct<'_>) {
         }
         None => out.put(*b"<s xsi:nil=\"true\"/>"),
     }
+    out.put_slice(close);
 }
 
 fn write_synthetic(out: &mut Vec<u8>, name: &[u8], synth: Option<&Synthetic<'_>>) {

@@ -286,16 +286,19 @@ pub(crate) fn put_float(out: &mut impl Sink, value: f32) {
     // place of an f32 at six digits, at a fraction of ryu's cost. The tenths are exact: an f32
     // times ten fits an f64 exactly.
     let tenths = f64::from(value) * 10.0;
-    // Casts rather than `fract()`, which is a call into libm.
-    let whole_tenths = tenths as i64;
-    if value != 0.0 && tenths.abs() < 1e6 && whole_tenths as f64 == tenths {
-        if whole_tenths < 0 {
-            out.put(*b"-");
+    let magnitude = tenths.abs();
+    if value != 0.0 && magnitude < 1e6 {
+        // A cast rather than `fract()`, which is a call into libm; of the magnitude below 1e6,
+        // so that it needs none of the saturation a cast of any f64 compiles to.
+        let whole_tenths = magnitude as u32;
+        if f64::from(whole_tenths) == magnitude {
+            if value < 0.0 {
+                out.put(*b"-");
+            }
+            put_decimal(out, u64::from(whole_tenths / 10));
+            out.put([b'.', b'0' + (whole_tenths % 10) as u8]);
+            return;
         }
-        let whole_tenths = whole_tenths.unsigned_abs();
-        put_decimal(out, whole_tenths / 10);
-        out.put([b'.', b'0' + (whole_tenths % 10) as u8]);
-        return;
     }
     out.put_slice(format_float(&mut ryu::Buffer::new(), value).as_bytes());
 }
