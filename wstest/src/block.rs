@@ -19,8 +19,8 @@ mod imp {
     pub(super) use safe_arch::m128i as Inner;
     pub(super) use safe_arch::m128i as LanesInner;
     use safe_arch::{
-        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i, load_unaligned_m128i,
-        move_mask_i8_m128i, set_i64_m128i, set_splat_i8_m128i,
+        bitor_m128i, cmp_eq_mask_i8_m128i, cmp_gt_mask_i8_m128i, cmp_lt_mask_i8_m128i,
+        load_unaligned_m128i, move_mask_i8_m128i, set_i64_m128i, set_splat_i8_m128i,
     };
 
     #[inline(always)]
@@ -43,6 +43,12 @@ mod imp {
     pub(super) fn below_or_high(block: Inner, limit: u8) -> LanesInner {
         // As i8, the bytes from 0x80 up are negative, below any limit up to 0x7F.
         cmp_lt_mask_i8_m128i(block, set_splat_i8_m128i(limit as i8))
+    }
+    #[inline(always)]
+    pub(super) fn outside(block: Inner, low: u8, high: u8) -> LanesInner {
+        let below = cmp_lt_mask_i8_m128i(block, set_splat_i8_m128i(low as i8));
+        let above = cmp_gt_mask_i8_m128i(block, set_splat_i8_m128i(high as i8));
+        bitor_m128i(below, above)
     }
     #[inline(always)]
     pub(super) fn or(a: LanesInner, b: LanesInner) -> LanesInner {
@@ -80,6 +86,9 @@ mod imp {
     pub(super) fn below_or_high(block: Inner, limit: u8) -> LanesInner {
         lanes(block, |each| each < limit || each >= 0x80)
     }
+    pub(super) fn outside(block: Inner, low: u8, high: u8) -> LanesInner {
+        lanes(block, |each| !(low..=high).contains(&each))
+    }
     pub(super) fn or(a: LanesInner, b: LanesInner) -> LanesInner {
         a | b
     }
@@ -113,6 +122,14 @@ impl Block {
     #[inline(always)]
     pub(crate) fn eq(self, byte: u8) -> Lanes {
         Lanes(imp::eq(self.0, byte))
+    }
+
+    /// Where the bytes are outside `low..=high` (both below 0x80; the bytes from 0x80 up are
+    /// outside): signed comparisons.
+    #[inline(always)]
+    pub(crate) fn outside(self, low: u8, high: u8) -> Lanes {
+        debug_assert!(low <= high && high < 0x80);
+        Lanes(imp::outside(self.0, low, high))
     }
 
     /// Where the bytes are below `limit` (at most 0x7F) or from 0x80 up: a signed comparison.
@@ -167,6 +184,10 @@ mod tests {
                     assert_eq!(
                         block.with_bits(2).eq(b'>').mask(),
                         expected(byte | 2 == b'>')
+                    );
+                    assert_eq!(
+                        block.outside(b'0', b'9').mask(),
+                        (0xFFFF & !(1 << lane)) | expected(!byte.is_ascii_digit())
                     );
                     assert_eq!(
                         (block.eq(b'&') | block.eq(b'<')).mask(),

@@ -13,10 +13,12 @@
 
 use std::borrow::Cow;
 
+mod name;
 mod plain;
 mod text;
 
 use crate::lexer::{LexError, Lexer, Ns, PlainFields, Tag, Token};
+use name::scan_name;
 use text::{AMPERSAND, PLAIN, resolve_references, scan_text, unescape};
 
 /// The most attributes one element may carry on the fast path.
@@ -50,18 +52,6 @@ const UNSUPPORTED: LexError = LexError::Unsupported;
 /// The namespace only the `xml` prefix names, and the one of `xmlns` declarations themselves.
 const NS_XML: &str = "http://www.w3.org/XML/1998/namespace";
 const NS_XMLNS: &str = "http://www.w3.org/2000/xmlns/";
-
-/// Bytes allowed in the names this lexer reads: ASCII letters, digits, `_`, `-`, `.` and `:`.
-static NAME_BYTE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.' || b == b':';
-        byte += 1;
-    }
-    table
-};
 
 impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
     /// A lexer over `xml`, or `None` when the bytes are not UTF-8 or open with something other than
@@ -180,7 +170,8 @@ impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
             let value = &self.xml[value_start..value_end];
             // The namespaces SOAP messages declare are known to be clean; anything else is
             // checked byte by byte.
-            let known = !matches!(Ns::of_uri(value), Ns::Other | Ns::None);
+            let value_ns = Ns::of_uri(value);
+            let known = !matches!(value_ns, Ns::Other | Ns::None);
             if !known && value.bytes().any(|b| b < 0x20 || b == b'<' || b == b'&') {
                 return Err(UNSUPPORTED);
             }
@@ -200,13 +191,13 @@ impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
                 if reserved {
                     return Err(UNSUPPORTED);
                 }
-                self.bindings.push(("", Ns::of_uri(value)));
+                self.bindings.push(("", value_ns));
                 self.bindings_epoch += 1;
             } else if let Some(prefix) = attr_name.strip_prefix("xmlns:") {
                 if value.is_empty() || prefix == "xml" || prefix == "xmlns" || reserved {
                     return Err(UNSUPPORTED);
                 }
-                self.bindings.push((prefix, Ns::of_uri(value)));
+                self.bindings.push((prefix, value_ns));
                 self.bindings_epoch += 1;
             }
             pos = value_end + 1;
@@ -359,42 +350,6 @@ fn same(a: &str, b: &str) -> bool {
 #[inline]
 fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
-}
-
-/// Scans the name at the start of `bytes`, which ends at white space, `=`, `/` or `>`.
-///
-/// Returns its length and where its `:` is, or `None` if it is not a name this lexer reads:
-/// ASCII letters, digits, `_`, `-` and `.`, a letter or `_` first, and at most one `:` with a
-/// name on each side.
-#[inline]
-fn scan_name(bytes: &[u8]) -> Option<(usize, Option<usize>)> {
-    let mut colon = None;
-    let mut len = 0;
-    while let Some(&byte) = bytes.get(len) {
-        if !NAME_BYTE[usize::from(byte)] {
-            if matches!(byte, b' ' | b'\t' | b'\n' | b'=' | b'/' | b'>') {
-                break;
-            }
-            return None;
-        }
-        if byte == b':' {
-            if colon.is_some() {
-                return None;
-            }
-            colon = Some(len);
-        }
-        len += 1;
-    }
-    let starts_name = |at: usize| {
-        bytes
-            .get(at)
-            .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-    };
-    let ok = match colon {
-        None => starts_name(0),
-        Some(at) => starts_name(0) && starts_name(at + 1),
-    };
-    ok.then_some((len, colon))
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
