@@ -13,8 +13,8 @@
 //!   operation's payload).
 //! - `lexer`, `fast_lexer`: the token streams it reads: quick-xml's, and a fast one for plain XML
 //!   that hands anything else to quick-xml (`fast_lexer/text.rs`: character data and
-//!   references; `fast_lexer/plain.rs`: the shortcuts that read a whole TestStruct, or an
-//!   EchoList's chain of them, in one pass without tokens).
+//!   references; `fast_lexer/name.rs`: names; `fast_lexer/plain.rs`: the shortcuts that read a
+//!   whole TestStruct, or an EchoList's chain of them, in one pass without tokens).
 //! - [`encode`]: the encoder that writes a whole envelope into one `Vec<u8>`; `sink`: where it
 //!   and the value writers put bytes, appended to the `Vec` or, for the echoes' items, into room
 //!   made once an item (a leaf).

@@ -48,7 +48,6 @@ pub(super) fn scan_name(bytes: &[u8]) -> Option<(usize, Option<usize>)> {
 /// [`scan_name`]'s length and colon (`Some(None)` for no name) for a name that ends inside
 /// `chunk`; `None` for a longer one, which the byte loop reads.
 #[inline(always)]
-#[allow(clippy::option_option)]
 fn scan_block(chunk: &[u8; 16]) -> Option<Option<(usize, Option<usize>)>> {
     let block = Block::load(chunk);
     // `byte | 0x20` is a lower-case letter just when `byte` is a letter.
