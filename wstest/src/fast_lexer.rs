@@ -286,11 +286,10 @@ impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
         prefix
     }
 
-    /// Where the struct shortcuts start: with the shortcuts on and the bindings of an element
-    /// read whole dropped, the prefix bound to WSTest here (empty for the default namespace),
-    /// if any.
+    /// Where every shortcut starts: with the shortcuts on and the bindings of an element read
+    /// whole dropped, the prefix bound to WSTest here (empty for the default namespace), if any.
     #[inline(always)]
-    fn plain_prefix(&mut self) -> Option<&'i [u8]> {
+    fn shortcut_prefix(&mut self) -> Option<&'i [u8]> {
         if !SHORTCUTS {
             return None;
         }
@@ -298,31 +297,6 @@ impl<'i, const SHORTCUTS: bool> FastLexer<'i, SHORTCUTS> {
             self.truncate_bindings(scope);
         }
         Some(self.wstest_prefix()?.as_bytes())
-    }
-
-    /// If the bytes at `at` are the qualified name of WSTest's `local` (with the prefix that is
-    /// bound to WSTest here), the name's length.
-    #[inline(always)]
-    fn wstest_name_at(&mut self, at: usize, local: &str) -> Option<usize> {
-        if let Some(scope) = self.pending_pop.take() {
-            self.truncate_bindings(scope);
-        }
-        let prefix = self.wstest_prefix()?;
-        let bytes = self.bytes();
-        let len = if prefix.is_empty() {
-            local.len()
-        } else {
-            prefix.len() + 1 + local.len()
-        };
-        let name = bytes.get(at..at + len)?;
-        let matches = if prefix.is_empty() {
-            same_bytes(name, local.as_bytes())
-        } else {
-            same_bytes(&name[..prefix.len()], prefix.as_bytes())
-                && name[prefix.len()] == b':'
-                && same_bytes(&name[prefix.len() + 1..], local.as_bytes())
-        };
-        matches.then_some(len)
     }
 
     /// The namespace of an element prefix ("" for none), if bound.
@@ -408,36 +382,25 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
 
     #[inline]
     fn simple_wstest_element(&mut self, local: &str) -> Option<Cow<'i, str>> {
-        if !SHORTCUTS {
-            return None;
-        }
-        let name_len = self.wstest_name_at(self.pos + 1, local)?;
+        let prefix = self.shortcut_prefix()?;
         let bytes = self.bytes();
-        let text_start = self.pos + 1 + name_len + 1;
-        if bytes.get(self.pos) != Some(&b'<') || bytes.get(text_start - 1) != Some(&b'>') {
-            return None;
-        }
+        let name = local.as_bytes();
+        let text_start = plain::tag_end(bytes, self.pos, prefix, name, false)?;
         let (lt, class) = scan_text(bytes, text_start)?;
-        let end = lt + 2 + name_len;
-        if bytes.get(lt + 1) != Some(&b'/')
-            || bytes.get(end) != Some(&b'>')
-            || self.wstest_name_at(lt + 2, local)? != name_len
-        {
-            return None;
-        }
+        let end = plain::tag_end(bytes, lt, prefix, name, true)?;
         let raw = &self.xml[text_start..lt];
         let text = match class {
             PLAIN => Cow::Borrowed(raw),
             AMPERSAND => resolve_references(raw).ok()?,
             _ => return None,
         };
-        self.pos = end + 1;
+        self.pos = end;
         Some(text)
     }
 
     #[inline]
     fn plain_fields(&mut self) -> Option<PlainFields<'i>> {
-        let prefix = self.plain_prefix()?;
+        let prefix = self.shortcut_prefix()?;
         let (texts, end) = plain::fields(self.xml, self.pos, prefix, None)?;
         self.pos = end;
         Some(texts)
@@ -445,7 +408,7 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
 
     #[inline]
     fn plain_structs(&mut self, local: &str, mut each: impl FnMut(PlainFields<'i>)) -> usize {
-        let (Some(prefix), &[wrapper]) = (self.plain_prefix(), local.as_bytes()) else {
+        let (Some(prefix), &[wrapper]) = (self.shortcut_prefix(), local.as_bytes()) else {
             return 0;
         };
         let mut n_read = 0;
@@ -460,7 +423,7 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
     }
 
     fn plain_chain(&mut self, max_nodes: usize, mut each: impl FnMut(PlainFields<'i>)) -> bool {
-        let Some(prefix) = self.plain_prefix() else {
+        let Some(prefix) = self.shortcut_prefix() else {
             return false;
         };
         let bytes = self.bytes();
@@ -498,20 +461,17 @@ impl<'i, const SHORTCUTS: bool> Lexer<'i> for FastLexer<'i, SHORTCUTS> {
 
     #[inline]
     fn enter_wstest_element(&mut self, local: &str) -> bool {
-        if !SHORTCUTS {
-            return false;
-        }
-        let Some(name_len) = self.wstest_name_at(self.pos + 1, local) else {
+        let Some(prefix) = self.shortcut_prefix() else {
             return false;
         };
-        let bytes = self.bytes();
-        let close = self.pos + 1 + name_len;
-        if bytes.get(self.pos) != Some(&b'<') || bytes.get(close) != Some(&b'>') {
+        let Some(end) = plain::tag_end(self.bytes(), self.pos, prefix, local.as_bytes(), false)
+        else {
             return false;
-        }
-        self.open.push(&self.xml[self.pos + 1..close]);
+        };
+        // The qualified name, between `<` and `>`.
+        self.open.push(&self.xml[self.pos + 1..end - 1]);
         self.scopes.push(self.bindings.len());
-        self.pos = close + 1;
+        self.pos = end;
         true
     }
 
