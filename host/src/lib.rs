@@ -3,6 +3,9 @@
 //! a server prints when it listens. A leaf: it uses no crate of the workspace.
 //!
 //! # Map
+//! - [`printable`]: a text read from a file or a peer, its control characters escaped for a
+//!   terminal.
+//! - [`file`]: a file a user names, read only when it is a regular file within a limit.
 //! - [`duration`]: `30s`, `500ms`, `2m`, `1h`, and what a bare number means to each option;
 //!   serde for durations as seconds.
 //! - [`median`](mod@median): the one median (the middle pair averaged).
@@ -18,12 +21,30 @@
 //!   `GET /metrics` endpoint of `--metrics ADDR`.
 
 pub mod duration;
+pub mod file;
 pub mod listening;
 pub mod median;
 pub mod process;
 pub mod prometheus;
 
 use serde::{Deserialize, Serialize};
+
+/// `text` with its control characters escaped (`\u{1b}`), so that a name read from a file or
+/// a peer cannot move the cursor, clear a terminal or forge a line when it is printed.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for ch in text.chars() {
+        if ch.is_control() {
+            out.extend(ch.escape_default());
+        } else {
+            out.push(ch);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// The machine a run was made on, as its results record it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

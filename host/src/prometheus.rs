@@ -2,9 +2,10 @@
 //! serve it: families of series (their HELP and TYPE lines, labels escaped), a latency
 //! histogram on one set of buckets as series, and the small HTTP endpoint that answers `GET /metrics` from a thread of its own.
 
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The latency histograms' upper bounds, seconds: 10 µs to 1 s.
@@ -139,48 +140,100 @@ pub fn histogram_series(
 /// What a scrape answers: the text made at that moment.
 pub type Render = Arc<dyn Fn() -> String + Send + Sync>;
 
-/// Serves `GET /metrics` on `listener` from a thread named `name`, one scrape at a time (a
-/// scraper is one client; a slow one waits at most two seconds before it is dropped); any
-/// other request gets 404.
+/// The most scrape connections served at once. A newcomer past it closes the oldest, so that
+/// idle or dripping connections, however many, cannot keep a scraper out: it is answered as
+/// soon as its head is in.
+pub const MAX_SCRAPE_CONNECTIONS: usize = 32;
+/// How long a connection has for its request head, and then for its answer to be taken.
+pub const SCRAPE_DEADLINE: Duration = Duration::from_secs(2);
+/// The largest request head read.
+const MAX_HEAD: usize = 8192;
+
+/// The connections being served, oldest first: each with a handle to close it by.
+type Open = Arc<Mutex<VecDeque<(u64, std::net::TcpStream)>>>;
+
+/// Serves `GET /metrics` on `listener` from a thread named `name`, each connection on a thread
+/// of its own (at most [`MAX_SCRAPE_CONNECTIONS`], the oldest closed for a newcomer), each given
+/// [`SCRAPE_DEADLINE`] for its head and its answer; any other request gets 404.
 pub fn serve(listener: std::net::TcpListener, name: &str, render: Render) -> std::io::Result<()> {
     listener.set_nonblocking(false)?;
+    let open: Open = Arc::default();
+    let thread_name = name.to_owned();
     std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(move || {
+            let mut next_id = 0u64;
             for stream in listener.incoming() {
-                let Ok(mut stream) = stream else {
+                let Ok(stream) = stream else {
+                    // Out of descriptors, say: others close in time.
+                    std::thread::sleep(Duration::from_millis(10));
                     continue;
                 };
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-                let _ = stream.set_write_timeout(Some(Duration::from_secs(2)));
-                let mut head = Vec::new();
-                let mut buffer = [0u8; 1024];
-                let deadline = Instant::now() + Duration::from_secs(2);
-                while !head.windows(4).any(|w| w == b"\r\n\r\n")
-                    && head.len() < 8192
-                    && Instant::now() < deadline
-                {
-                    match stream.read(&mut buffer) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => head.extend_from_slice(&buffer[..n]),
-                    }
-                }
-                let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
-                let (status, body) = if line.starts_with(b"GET /metrics ")
-                    || line.starts_with(b"GET /metrics?")
-                {
-                    ("200 OK", render())
-                } else {
-                    ("404 Not Found", "the metrics are at GET /metrics\n".to_owned())
+                next_id += 1;
+                let id = next_id;
+                let Ok(handle) = stream.try_clone() else {
+                    continue;
                 };
-                let _ = stream.write_all(
-                    format!(
-                        "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
+                {
+                    let mut open = lock(&open);
+                    if open.len() >= MAX_SCRAPE_CONNECTIONS
+                        && let Some((_, oldest)) = open.pop_front()
+                    {
+                        let _ = oldest.shutdown(std::net::Shutdown::Both);
+                    }
+                    open.push_back((id, handle));
+                }
+                let (render, open_list) = (Arc::clone(&render), Arc::clone(&open));
+                let spawned = std::thread::Builder::new()
+                    .name(format!("{thread_name}-scrape"))
+                    .stack_size(64 << 10)
+                    .spawn(move || {
+                        answer(stream, &render);
+                        lock(&open_list).retain(|(open_id, _)| *open_id != id);
+                    });
+                if spawned.is_err() {
+                    lock(&open).retain(|(open_id, _)| *open_id != id);
+                }
             }
         })?;
     Ok(())
+}
+
+fn lock(open: &Open) -> std::sync::MutexGuard<'_, VecDeque<(u64, std::net::TcpStream)>> {
+    open.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Reads one request head within the deadline and answers it.
+fn answer(mut stream: std::net::TcpStream, render: &Render) {
+    let deadline = Instant::now() + SCRAPE_DEADLINE;
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_HEAD {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || stream.set_read_timeout(Some(left)).is_err() {
+            return;
+        }
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let line = head.split(|&b| b == b'\r').next().unwrap_or_default();
+    let (status, body) = if line.starts_with(b"GET /metrics ") || line.starts_with(b"GET /metrics?")
+    {
+        ("200 OK", render())
+    } else {
+        (
+            "404 Not Found",
+            "the metrics are at GET /metrics\n".to_owned(),
+        )
+    };
+    let _ = stream.set_write_timeout(Some(SCRAPE_DEADLINE));
+    let _ = stream.write_all(
+        format!(
+            "HTTP/1.1 {status}\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
 }

@@ -21,7 +21,7 @@ use crate::options::{
 };
 use crate::pace::Rate;
 use crate::shard::Shard;
-use crate::url::{Authority, Scheme, Url, UrlError};
+use crate::url::{Authority, Scheme, Url};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
 use self::values::{ab_seconds, atoi, json_out, weighted_body};
@@ -203,7 +203,7 @@ pub fn parse(args: &[String]) -> Result<Invocation, UsageError> {
         return Err(UsageError::usage("ab: wrong number of arguments"));
     };
     draft.target.url =
-        Url::parse(url).map_err(|UrlError::Invalid| UsageError::usage("ab: invalid URL"))?;
+        Url::parse(url).map_err(|error| UsageError::usage(format!("ab: {error}")))?;
     draft
         .finish()
         .map(|options| Invocation::Run(Box::new(options)))
@@ -431,7 +431,11 @@ impl Draft {
                     None => self.request.body_file = Some(PathBuf::from(value)),
                 }
             }
-            b'T' => self.request.content_type = value.to_owned(),
+            b'T' => {
+                crate::request::check_field("Content-type", value)
+                    .map_err(|why| UsageError::usage(format!("loadgen: -T: {why}")))?;
+                self.request.content_type = value.to_owned();
+            }
             b'v' => self.output.verbosity = atoi(value).max(0) as u32,
             b'x' | b'y' | b'z' => {
                 let display = &mut self.output.display;
@@ -443,13 +447,15 @@ impl Draft {
                 };
                 *slot = value.to_owned();
             }
-            b'C' => self.request.cookie = Some(value.to_owned()),
-            b'H' => self
-                .request
-                .headers
-                .push(Header::parse(value).ok_or_else(|| {
-                    UsageError::usage(format!("loadgen: -H {value:?}: expected Name: value"))
-                })?),
+            b'C' => {
+                crate::request::check_field("Cookie", value)
+                    .map_err(|why| UsageError::usage(format!("loadgen: -C: {why}")))?;
+                self.request.cookie = Some(value.to_owned());
+            }
+            b'H' => self.request.headers.push(
+                Header::parse(value)
+                    .map_err(|why| UsageError::usage(format!("loadgen: -H {value:?}: {why}")))?,
+            ),
             b'A' => self.request.basic_auth = Some(value.trim_start().to_owned()),
             b'P' => self.request.proxy_auth = Some(value.trim_start().to_owned()),
             b'X' => {

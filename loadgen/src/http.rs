@@ -492,15 +492,20 @@ pub enum ReadError {
     Parse(#[from] ParseError),
     #[error("the connection closed before the response was whole")]
     Closed,
+    #[error("the answer's body is larger than {0} bytes")]
+    TooLarge(usize),
 }
 
 /// Reads one whole response to a request of `method` from `reader` (a blocking socket, say) and
 /// keeps its body: how a check that judges one answer reads it, with the parser the load uses.
 /// It stops at the response's end, not at the close, so a server that keeps the connection open
 /// despite `Connection: close` does not hold it.
+/// A body past `max_body` bytes is refused: as soon as its Content-Length says so, else once
+/// that much has come.
 pub fn read_whole(
     reader: &mut impl std::io::Read,
     head_request: bool,
+    max_body: usize,
 ) -> Result<(Response, Vec<u8>), ReadError> {
     let checks = BodyChecks::keep_body();
     let mut parser = ResponseParser::new();
@@ -512,7 +517,15 @@ pub fn read_whole(
             let response = parser.finish_at_close(&checks).ok_or(ReadError::Closed)?;
             return Ok((response, parser.take_body()));
         }
-        if let Feed::Complete { .. } = parser.feed(&buffer[..n], &checks)? {
+        let fed = parser.feed(&buffer[..n], &checks)?;
+        let promised = match parser.state {
+            State::Length { remaining } => remaining,
+            _ => 0,
+        };
+        if parser.kept.len() as u64 + promised > max_body as u64 {
+            return Err(ReadError::TooLarge(max_body));
+        }
+        if let Feed::Complete { .. } = fed {
             let response = *parser.response();
             return Ok((response, parser.take_body()));
         }

@@ -169,7 +169,7 @@ fn kind(
 ) -> anyhow::Result<Kind> {
     let body = match &request.body_file {
         Some(path) => Some(
-            std::fs::read(path)
+            host::file::read_limited(path, crate::options::MAX_BODY_FILE)
                 .with_context(|| format!("Invalid postfile name ({})", path.display()))?,
         ),
         None => None,
@@ -185,7 +185,7 @@ fn kind(
     Ok(Kind {
         name,
         weight,
-        request: request::build(target, request, body.as_deref()),
+        request: request::build(target, request, body.as_deref()).map_err(anyhow::Error::msg)?,
         http2,
         body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
         expect_status: checks.expect_status.map(|status| status.as_u16()),

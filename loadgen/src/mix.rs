@@ -21,6 +21,14 @@ pub use crate::options::{Mix, Part};
 
 /// The largest sum of weights (over their common divisor): a block of the order.
 pub const MAX_TOTAL_WEIGHT: u64 = 1_000_000;
+/// The most kinds a mix may have: each costs its latency histograms (about 376 KB a thread) and
+/// its request bytes, so a thousand would cost gigabytes before the first request.
+pub const MAX_KINDS: usize = 100;
+/// The longest name a kind may have, in characters: the report's table is as wide as the
+/// longest.
+pub const MAX_NAME_CHARS: usize = 200;
+/// The largest mix file read (a hundred parts with long options are a few tens of KB).
+pub const MAX_MIX_FILE: u64 = 1 << 20;
 /// The seed when `--seed` is not given.
 pub const DEFAULT_SEED: u64 = 1;
 
@@ -61,6 +69,12 @@ pub enum MixError {
     Empty,
     #[error("two parts of the mix are named {0:?}")]
     DuplicateName(String),
+    #[error("a mix may have at most {MAX_KINDS} parts")]
+    TooMany,
+    #[error(
+        "the part name {0:?} is not 1 to {MAX_NAME_CHARS} characters without control characters"
+    )]
+    BadName(String),
     #[error(
         "the weights add up to {0} (over their common divisor), above the {MAX_TOTAL_WEIGHT} a mix may have"
     )]
@@ -71,10 +85,11 @@ impl Mix {
     /// Reads a mix file; body files are taken relative to its folder.
     pub fn read(path: &Path, seed: u64) -> Result<Mix, MixError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| MixError::Read {
-            file: file.clone(),
-            error: error.to_string(),
-        })?;
+        let text =
+            host::file::read_text_limited(path, MAX_MIX_FILE).map_err(|error| MixError::Read {
+                file: file.clone(),
+                error: error.to_string(),
+            })?;
         let folder = path.parent().unwrap_or(Path::new(""));
         Mix::parse(&text, &file, folder, seed)
     }
@@ -92,6 +107,9 @@ impl Mix {
                 line: index + 1,
                 what,
             };
+            if parts.len() == MAX_KINDS {
+                return Err(at(MixError::TooMany.to_string()));
+            }
             parts.push(parse_line(trimmed, folder).map_err(at)?);
         }
         Mix::new(parts, seed)
@@ -102,8 +120,17 @@ impl Mix {
         if parts.is_empty() {
             return Err(MixError::Empty);
         }
-        for (index, part) in parts.iter().enumerate() {
-            if parts[..index].iter().any(|other| other.name == part.name) {
+        if parts.len() > MAX_KINDS {
+            return Err(MixError::TooMany);
+        }
+        let mut names = std::collections::HashSet::new();
+        for part in &parts {
+            let chars = part.name.chars().count();
+            if chars == 0 || chars > MAX_NAME_CHARS || part.name.chars().any(char::is_control) {
+                let shown: String = part.name.chars().take(MAX_NAME_CHARS).collect();
+                return Err(MixError::BadName(shown));
+            }
+            if !names.insert(part.name.as_str()) {
                 return Err(MixError::DuplicateName(part.name.clone()));
             }
         }
@@ -210,7 +237,10 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
         .map_err(|_| format!("{method:?} is not an HTTP method"))?;
     let path = match path.as_str() {
         "-" => None,
-        path if path.starts_with('/') => Some(path.to_owned()),
+        path if path.starts_with('/') => {
+            crate::request::check_target(path)?;
+            Some(path.to_owned())
+        }
         path => return Err(format!("the path {path:?} does not start with /")),
     };
     let body_file = (body != "-").then(|| folder.join(body));
@@ -232,11 +262,14 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
             .next()
             .ok_or_else(|| format!("{option} wants a value"))?;
         match option.as_str() {
-            "-T" => part.content_type = Some(value.clone()),
-            "-H" => part.headers.push(
-                Header::parse(value)
-                    .ok_or_else(|| format!("-H {value:?}: expected Name: value"))?,
-            ),
+            "-T" => {
+                crate::request::check_field("Content-type", value)
+                    .map_err(|why| format!("-T: {why}"))?;
+                part.content_type = Some(value.clone());
+            }
+            "-H" => part
+                .headers
+                .push(Header::parse(value).map_err(|why| format!("-H {value:?}: {why}"))?),
             "--expect-status" => {
                 part.expect_status = Some(
                     value

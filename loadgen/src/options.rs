@@ -180,6 +180,10 @@ pub struct Part {
     pub reject_body: Option<String>,
 }
 
+/// The largest request body file read (`-p`, `-u`, a mix's part): a regular file of at most
+/// this many bytes, so that a device or a FIFO named by mistake cannot fill memory or hang.
+pub const MAX_BODY_FILE: u64 = 256 << 20;
+
 /// A header line of `-H`: its name, and its value as written after the colon (leading space
 /// included), so that the bytes sent are the bytes given, as ab sends them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,10 +193,14 @@ pub struct Header {
 }
 
 impl Header {
-    /// `Name: value`; `None` without a colon or a name.
-    pub fn parse(line: &str) -> Option<Header> {
-        let (name, raw_value) = line.split_once(':')?;
-        (!name.trim().is_empty()).then(|| Header {
+    /// `Name: value`; refused without a colon, with a name that is not an HTTP token, or with
+    /// a control character in the value (see [`crate::request::check_field`]).
+    pub fn parse(line: &str) -> Result<Header, String> {
+        let (name, raw_value) = line
+            .split_once(':')
+            .ok_or_else(|| format!("{line:?}: expected Name: value"))?;
+        crate::request::check_field(name, raw_value)?;
+        Ok(Header {
             name: name.to_owned(),
             raw_value: raw_value.to_owned(),
         })

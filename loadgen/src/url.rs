@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum UrlError {
     #[error("invalid URL")]
     Invalid,
+    #[error("invalid URL: it holds a space or a control character (percent-encode it)")]
+    Unsendable,
 }
 
 /// Plain HTTP, or HTTP over TLS.
@@ -57,6 +59,10 @@ impl Url {
             Some(rest) => (Scheme::Https, rest),
             None => (Scheme::Http, text.strip_prefix("http://").unwrap_or(text)),
         };
+        // A space or a control character would end the request line, or the Host field, early.
+        if rest.chars().any(|ch| ch.is_whitespace() || ch.is_control()) {
+            return Err(UrlError::Unsendable);
+        }
         let slash = rest.find('/').ok_or(UrlError::Invalid)?;
         let (authority, path) = rest.split_at(slash);
         let Authority { host, port } = Authority::parse(authority, scheme.default_port())?;

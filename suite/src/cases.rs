@@ -66,12 +66,14 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     for case in &generated.cases {
-        let path = args.out.join(&case.file);
-        std::fs::write(&path, &case.body).with_context(|| format!("writing {}", path.display()))?;
+        write_file(&args.out, &case.file, case.body.as_bytes())?;
     }
     let manifest = args.out.join("manifest.toml");
-    std::fs::write(&manifest, wsdl::manifest(&generated.cases, &args.wsdl))
-        .with_context(|| format!("writing {}", manifest.display()))?;
+    write_file(
+        &args.out,
+        "manifest.toml",
+        wsdl::manifest(&generated.cases, &args.wsdl).as_bytes(),
+    )?;
     let test_width = generated
         .cases
         .iter()
@@ -84,20 +86,22 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
         .map(|case| case.binding.len())
         .max()
         .unwrap_or(0);
+    // What the WSDL named is printed with its control characters escaped.
+    use host::printable;
     for case in &generated.cases {
         println!(
             "{:<test_width$}  {:>9} bytes  {:<binding_width$}  {}",
-            case.test,
+            printable(&case.test),
             case.body.len(),
-            case.binding,
-            case.content_type
+            printable(&case.binding),
+            printable(&case.content_type)
         );
     }
     for skipped in &generated.skipped {
-        println!("skipped: {skipped}");
+        println!("skipped: {}", printable(skipped));
     }
     for (binding, address) in &generated.addresses {
-        println!("{binding} listens at {address}");
+        println!("{} listens at {}", printable(binding), printable(address));
     }
     println!(
         "{} cases and {} written",
@@ -106,6 +110,30 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
     );
     Ok(0)
 }
+
+/// Writes `bytes` as `dir/name`, replacing what is there: through a new file renamed over the
+/// name, so that a link planted at the name is replaced, never written through.
+fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let path = dir.join(name);
+    let temporary = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temporary)
+        .and_then(|mut file| file.write_all(bytes))
+        .and_then(|()| std::fs::rename(&temporary, &path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written.with_context(|| format!("writing {}", path.display()))
+}
+
+/// How long a document of the WSDL may take to come whole, and how large it may be.
+const FETCH_LIMITS: loadgen::exchange::Limits = loadgen::exchange::Limits {
+    deadline: std::time::Duration::from_secs(30),
+    max_body: wsdl::MAX_DOCUMENT_BYTES,
+};
 
 /// Reads files, and fetches URLs with one GET each.
 struct Fetch {
@@ -116,7 +144,8 @@ impl wsdl::Loader for Fetch {
     fn load(&mut self, location: &wsdl::Location) -> Result<String, String> {
         match location {
             wsdl::Location::File(path) => {
-                std::fs::read_to_string(path).map_err(|error| error.to_string())
+                host::file::read_text_limited(path, wsdl::MAX_DOCUMENT_BYTES as u64)
+                    .map_err(|error| error.to_string())
             }
             wsdl::Location::Url(url) => {
                 get(url, self.ca.as_deref()).map_err(|error| format!("{error:#}"))
@@ -127,7 +156,7 @@ impl wsdl::Loader for Fetch {
 
 fn get(url: &str, ca: Option<&Path>) -> anyhow::Result<String> {
     let parsed = loadgen::url::Url::parse(url).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let (status, body) = loadgen::exchange::exchange(&parsed, ca, "GET", &[], &[])?;
+    let (status, body) = loadgen::exchange::exchange(&parsed, ca, "GET", &[], &[], FETCH_LIMITS)?;
     anyhow::ensure!(status == 200, "GET answered {status}");
     String::from_utf8(body).context("the document is not UTF-8")
 }

@@ -7,10 +7,14 @@
 
 use std::io::Read;
 
-use anyhow::Context as _;
-
 use crate::manifest::Case;
 use crate::target::Target;
+
+/// How long a checked answer may take, and how large it may be (inflated too).
+const ANSWER_LIMITS: loadgen::exchange::Limits = loadgen::exchange::Limits {
+    deadline: std::time::Duration::from_secs(60),
+    max_body: 256 << 20,
+};
 
 /// An HTTP response's status and body.
 #[derive(Debug)]
@@ -25,16 +29,28 @@ pub(crate) struct Answer {
 /// Posts `case` to the target once. `Err` when the target cannot be reached or does not speak
 /// HTTP (or TLS, for `https://`).
 pub(crate) fn post(target: &Target, case: &Case) -> anyhow::Result<Answer> {
-    let body = std::fs::read(&case.body_file)
-        .with_context(|| format!("reading {}", case.body_file.display()))?;
+    let body = host::file::read_limited(&case.body_file, loadgen::options::MAX_BODY_FILE)?;
     let mut headers = vec![format!("Content-Type: {}", case.content_type)];
     headers.extend(case.headers.iter().cloned());
-    let (status, mut body) =
-        loadgen::exchange::exchange(&target.url, target.ca.as_deref(), "POST", &headers, &body)?;
+    let (status, mut body) = loadgen::exchange::exchange(
+        &target.url,
+        target.ca.as_deref(),
+        "POST",
+        &headers,
+        &body,
+        ANSWER_LIMITS,
+    )?;
     let mut gzip_error = None;
     if case.answer_gzip && status == 200 {
         let mut inflated = Vec::new();
-        match flate2::read::GzDecoder::new(body.as_slice()).read_to_end(&mut inflated) {
+        let limit = ANSWER_LIMITS.max_body as u64;
+        match flate2::read::GzDecoder::new(body.as_slice())
+            .take(limit + 1)
+            .read_to_end(&mut inflated)
+        {
+            Ok(_) if inflated.len() as u64 > limit => {
+                gzip_error = Some(format!("the answer inflates past {limit} bytes"));
+            }
             Ok(_) => body = inflated,
             Err(error) => gzip_error = Some(format!("the answer is not gzip: {error}")),
         }

@@ -98,9 +98,12 @@ struct Entry {
     _bytes: Option<u64>,
 }
 
+/// The largest manifest read (WSTest's is 6 KB; one of a thousand operations about 300 KB).
+const MAX_MANIFEST: u64 = 16 << 20;
+
 /// Reads the manifest at `path`; body files are found beside it. Errors name the file and line.
 pub fn read(path: &Path) -> anyhow::Result<Vec<Case>> {
-    let text = std::fs::read_to_string(path)
+    let text = host::file::read_text_limited(path, MAX_MANIFEST)
         .with_context(|| format!("cannot read the manifest {}", path.display()))?;
     parse(&text, path)
 }
@@ -125,6 +128,19 @@ fn parse(text: &str, path: &Path) -> anyhow::Result<Vec<Case>> {
             );
         }
         tests.push(test);
+        // What goes into a request's head from this file: nothing that could end a line.
+        for header in &entry.headers {
+            loadgen::options::Header::parse(header).map_err(|why| {
+                anyhow::anyhow!("{}:{}: {why}", path.display(), line_of(test.span()))
+            })?;
+        }
+        if let Some(bad) = entry.content_type.chars().find(|ch| ch.is_control()) {
+            bail!(
+                "{}:{}: the content type holds {bad:?}, which a header cannot carry",
+                path.display(),
+                line_of(test.span())
+            );
+        }
         let body_file = dir.join(entry.name.get_ref());
         if !body_file.is_file() {
             bail!(
@@ -209,10 +225,11 @@ fn loadgen_mix(parts: &[(Case, u32)], seed: Option<u64>) -> Result<Mix, loadgen:
             // Absolute: the mix file is read from another folder.
             body_file: Some(std::path::absolute(&case.body_file).unwrap_or(case.body_file.clone())),
             content_type: Some(case.content_type.clone()),
+            // Each header was checked when the manifest was read.
             headers: case
                 .headers
                 .iter()
-                .filter_map(|line| loadgen::options::Header::parse(line))
+                .filter_map(|line| loadgen::options::Header::parse(line).ok())
                 .collect(),
             expect_status: None,
             expect_body: case.expect_body.clone(),

@@ -40,6 +40,10 @@ pub(crate) fn cases(
         addresses: Vec::new(),
     };
     let versions_differ = bindings.len() == 2 && bindings[0].version != bindings[1].version;
+    // Every body within one budget; every test and file name told apart from the others, the
+    // file names without regard to case (a case-insensitive file system would merge them).
+    let mut written = 0usize;
+    let mut names = Names::default();
     for binding in bindings {
         for address in &binding.addresses {
             generated
@@ -60,10 +64,12 @@ pub(crate) fn cases(
                 ));
                 continue;
             };
-            let test = format!("{}{suffix}", operation.name);
-            let body = envelope(schemas, binding.version, operation, options.size)?;
+            let (test, file) = names.unique(&format!("{}{suffix}", operation.name));
+            let budget = crate::MAX_CASE_BYTES.saturating_sub(written);
+            let body = envelope(schemas, binding.version, operation, options.size, budget)?;
+            written += body.len();
             generated.cases.push(Case {
-                file: format!("{}.xml", file_stem(&test)),
+                file,
                 test,
                 operation: operation.name.clone(),
                 binding: binding.name.clone(),
@@ -113,13 +119,14 @@ fn envelope(
     version: SoapVersion,
     operation: &BoundOperation,
     size: u32,
+    budget: usize,
 ) -> Result<String, WsdlError> {
     let ns = match version {
         SoapVersion::Soap11 => SOAP11_ENVELOPE,
         SoapVersion::Soap12 => SOAP12_ENVELOPE,
     };
     let mut out = format!("<soap:Envelope xmlns:soap=\"{ns}\"><soap:Body>");
-    let mut sampler = Sampler::new(schemas, size);
+    let mut sampler = Sampler::new(schemas, size, budget);
     let in_operation = |error: WsdlError| match error {
         WsdlError::Unsupported {
             construct,
@@ -166,7 +173,43 @@ fn envelope(
         }
     }
     out.push_str("</soap:Body></soap:Envelope>");
+    if out.len() > budget {
+        return Err(WsdlError::TooLarge {
+            limit_mb: crate::MAX_CASE_BYTES >> 20,
+            size,
+        });
+    }
     Ok(out)
+}
+
+/// The test and file names given so far.
+#[derive(Default)]
+struct Names {
+    tests: std::collections::HashSet<String>,
+    /// File names in lower case.
+    files: std::collections::HashSet<String>,
+}
+
+impl Names {
+    /// A test name from `wanted` that no case has yet (`-2`, `-3`, ... after it when one has),
+    /// and its body file's name, unique whatever the file system's case rules.
+    fn unique(&mut self, wanted: &str) -> (String, String) {
+        let mut n = 1;
+        loop {
+            let test = if n == 1 {
+                wanted.to_owned()
+            } else {
+                format!("{wanted}-{n}")
+            };
+            let file = format!("{}.xml", file_stem(&test));
+            if !self.tests.contains(&test) && !self.files.contains(&file.to_lowercase()) {
+                self.files.insert(file.to_lowercase());
+                self.tests.insert(test.clone());
+                return (test, file);
+            }
+            n += 1;
+        }
+    }
 }
 
 /// A file name from a test name: letters, digits, `-`, `_` and `.` kept, anything else `_`.

@@ -71,6 +71,8 @@ pub(crate) struct Definitions {
     /// The service ports: binding -> addresses.
     ports: HashMap<QName, Vec<String>>,
     seen: HashSet<Location>,
+    /// The bytes of every document read so far.
+    bytes: usize,
 }
 
 impl Definitions {
@@ -93,13 +95,28 @@ impl Definitions {
         if !self.seen.insert(location.clone()) {
             return Ok(None);
         }
-        loader
-            .load(location)
-            .map(Some)
-            .map_err(|reason| WsdlError::Load {
-                location: location.to_string(),
-                reason,
-            })
+        if self.seen.len() > crate::MAX_DOCUMENTS {
+            return Err(WsdlError::Limit {
+                what: format!(
+                    "the WSDL and its imports are more than {} documents",
+                    crate::MAX_DOCUMENTS
+                ),
+            });
+        }
+        let text = loader.load(location).map_err(|reason| WsdlError::Load {
+            location: location.to_string(),
+            reason,
+        })?;
+        self.bytes += text.len();
+        if self.bytes > crate::MAX_DOCUMENT_BYTES {
+            return Err(WsdlError::Limit {
+                what: format!(
+                    "the WSDL and its imports pass {} MB in all (at {location})",
+                    crate::MAX_DOCUMENT_BYTES >> 20
+                ),
+            });
+        }
+        Ok(Some(text))
     }
 
     fn document(
@@ -254,6 +271,12 @@ impl Definitions {
         }
         if let Some(ty) = part.attribute("type") {
             let ty = resolve(part, ty).ok_or_else(|| malformed(part, document, "a part's type"))?;
+            // A part of a type is written as an element of its name.
+            crate::schema::check_ncname(&name).map_err(|what| WsdlError::Malformed {
+                what: format!("the part's name: {what}"),
+                document: document.to_owned(),
+                line: line_of(part),
+            })?;
             return Ok(Part::Type { name, ty });
         }
         Err(malformed(
@@ -373,11 +396,28 @@ impl RawBinding {
         let mut operations = Vec::new();
         for operation in node.children().filter(|n| is(n, "operation")) {
             let op_name = operation.attribute("name").unwrap_or_default().to_owned();
+            crate::schema::check_ncname(&op_name).map_err(|what| WsdlError::Malformed {
+                what: format!("the operation's name: {what}"),
+                document: document.to_owned(),
+                line: line_of(operation),
+            })?;
             let soap_op = operation.children().find(|n| is(n, "operation"));
             let action = soap_op
                 .and_then(|n| n.attribute("soapAction"))
                 .unwrap_or_default()
                 .to_owned();
+            // The action goes into a header (SOAPAction, or the content type's action=): a
+            // control character or a quote would end the value, or the line, and let the
+            // WSDL write headers of its own.
+            if let Some(bad) = action.chars().find(|ch| ch.is_control() || *ch == '"') {
+                return Err(WsdlError::Malformed {
+                    what: format!(
+                        "the soapAction of operation {op_name} holds {bad:?}, which a header value cannot carry"
+                    ),
+                    document: document.to_owned(),
+                    line: line_of(soap_op.unwrap_or(operation)),
+                });
+            }
             let rpc = soap_op.and_then(|n| n.attribute("style")).unwrap_or(style) == "rpc";
             let mut namespace = String::new();
             for io in operation
@@ -440,12 +480,98 @@ impl RawBinding {
     }
 }
 
+/// `text` parsed, and no deeper than [`crate::MAX_XML_DEPTH`]: everything that reads the schema
+/// after this recurses at most once a level.
 fn parse<'a>(text: &'a str, document: &str) -> Result<Document<'a>, WsdlError> {
-    Document::parse(text).map_err(|error| WsdlError::Malformed {
+    if let Some(line) = crowded_tag(text.as_bytes()) {
+        return Err(WsdlError::Malformed {
+            what: format!(
+                "an element has more than {} attributes",
+                crate::MAX_ATTRIBUTES
+            ),
+            document: document.to_owned(),
+            line,
+        });
+    }
+    let parsed = Document::parse(text).map_err(|error| WsdlError::Malformed {
         what: format!("not well-formed XML: {error}"),
         document: document.to_owned(),
         line: error.pos().row,
-    })
+    })?;
+    // Each node's depth from its parent's: nodes come in document order, parents first.
+    let mut depths = vec![0usize; parsed.descendants().count()];
+    for node in parsed.descendants() {
+        let Some(parent) = node.parent() else {
+            continue;
+        };
+        let depth = depths[parent.id().get_usize()] + 1;
+        depths[node.id().get_usize()] = depth;
+        if depth > crate::MAX_XML_DEPTH {
+            return Err(WsdlError::Malformed {
+                what: format!("elements nest more than {} deep", crate::MAX_XML_DEPTH),
+                document: document.to_owned(),
+                line: line_of(node),
+            });
+        }
+    }
+    Ok(parsed)
+}
+
+/// The line of the first tag with more than [`crate::MAX_ATTRIBUTES`] attributes, if any: the
+/// XML parser checks each attribute against the ones before it, so a tag of 100,000 costs
+/// minutes. One pass over the bytes: comments, CDATA, processing instructions and declarations
+/// are passed over, quoted values are not counted in.
+fn crowded_tag(text: &[u8]) -> Option<u32> {
+    let mut at = 0;
+    let mut line = 1u32;
+    let skip_to = |from: usize, end: &[u8]| {
+        text[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(text.len(), |found| from + found + end.len())
+    };
+    while at < text.len() {
+        let Some(open) = text[at..].iter().position(|&b| b == b'<') else {
+            break;
+        };
+        let start = at + open;
+        let rest = &text[start..];
+        let end = if rest.starts_with(b"<!--") {
+            skip_to(start, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            skip_to(start, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            skip_to(start, b"?>")
+        } else if rest.starts_with(b"<!") {
+            skip_to(start, b">")
+        } else {
+            let (mut quote, mut attributes, mut end) = (None, 0usize, text.len());
+            for (offset, &byte) in rest.iter().enumerate().skip(1) {
+                match (quote, byte) {
+                    (Some(q), b) if b == q => quote = None,
+                    (Some(_), _) => {}
+                    (None, b'"' | b'\'') => quote = Some(byte),
+                    (None, b'=') => attributes += 1,
+                    (None, b'>') => {
+                        end = start + offset + 1;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            if attributes > crate::MAX_ATTRIBUTES {
+                line += text[at..start].iter().filter(|&&b| b == b'\n').count() as u32;
+                return Some(line);
+            }
+            end
+        };
+        line += text[at..end.min(text.len())]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count() as u32;
+        at = end;
+    }
+    None
 }
 
 fn malformed(node: Node<'_, '_>, document: &str, what: &str) -> WsdlError {

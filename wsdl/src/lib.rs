@@ -24,6 +24,21 @@ pub use case::{Case, manifest};
 pub use definitions::SoapVersion;
 pub use location::Location;
 
+/// The most documents a WSDL and its imports may be: each is read once, so this bounds the
+/// reading of a chain or a web of imports.
+pub const MAX_DOCUMENTS: usize = 500;
+/// The most bytes the WSDL and its imports may hold in all (VirtualBox's WSDL, among the largest
+/// in use, is 2.3 MB).
+pub const MAX_DOCUMENT_BYTES: usize = 64 << 20;
+/// The deepest a WSDL's or schema's elements may nest: reading its types recurses once a level,
+/// so this bounds the stack (schemas in use nest a few dozen deep at most).
+pub const MAX_XML_DEPTH: usize = 256;
+/// The most attributes one element of a WSDL or schema may have (namespace declarations
+/// included): real ones have a few dozen at most.
+pub const MAX_ATTRIBUTES: usize = 1024;
+/// The most bytes the cases of one WSDL may hold in all: each request body, and their sum.
+pub const MAX_CASE_BYTES: usize = 64 << 20;
+
 /// Fetches the text of a document: the WSDL, and each document it imports.
 pub trait Loader {
     /// The document at `location`, or why it could not be read.
@@ -82,9 +97,11 @@ pub enum WsdlError {
     )]
     Outside { reference: String, root: String },
     #[error(
-        "a request would pass {limit_mb} MB at --size {size} (repeated elements nest): lower the size"
+        "the requests would pass {limit_mb} MB in all at --size {size} (repeated elements nest, or a length is that long): lower the size"
     )]
     TooLarge { limit_mb: usize, size: u32 },
+    #[error("{what}")]
+    Limit { what: String },
     #[error("no SOAP binding named {name:?} (the WSDL has {known})")]
     NoBinding { name: String, known: String },
 }

@@ -14,26 +14,60 @@ use crate::schema::{
 pub(crate) struct Sampler<'a> {
     schemas: &'a Schemas,
     size: u32,
-    /// The named types being written, outermost first: a type found here again is recursion.
-    stack: Vec<QName>,
+    /// The named types and global elements being written, outermost first: one found here
+    /// again is recursion.
+    stack: Vec<Open>,
+    /// How many of the sampler's recursive steps are open (elements, derivations, simple
+    /// types): the bound that keeps a cycle in the schema from overflowing the stack.
+    depth: usize,
     counter: u64,
+    /// The most bytes the body may reach: what is left of [`crate::MAX_CASE_BYTES`] for all
+    /// the cases.
+    budget: usize,
+}
+
+/// A named type or a global element being written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Open {
+    Type(QName),
+    Element(QName),
 }
 
 /// How deep a document may nest before the sampler gives up (a schema whose recursion is
-/// required at every level has no finite instance).
+/// required at every level has no finite instance, and a cycle of references, derivations or
+/// simple types has none at all).
 const MAX_DEPTH: usize = 256;
 
-/// The largest body written: arrays nested in arrays grow as `size` to the power of their depth.
-pub(crate) const MAX_BYTES: usize = 64 << 20;
-
 impl<'a> Sampler<'a> {
-    pub(crate) fn new(schemas: &'a Schemas, size: u32) -> Sampler<'a> {
+    /// A sampler whose bodies may reach `budget` bytes.
+    pub(crate) fn new(schemas: &'a Schemas, size: u32, budget: usize) -> Sampler<'a> {
         Sampler {
             schemas,
             size: size.max(1),
             stack: Vec::new(),
+            depth: 0,
             counter: 0,
+            budget,
         }
+    }
+
+    fn too_large(&self) -> WsdlError {
+        WsdlError::TooLarge {
+            limit_mb: crate::MAX_CASE_BYTES >> 20,
+            size: self.size,
+        }
+    }
+
+    /// Opens one more recursive step, or says that `what` nests without end.
+    fn deeper(&mut self, what: impl FnOnce() -> String) -> Result<(), WsdlError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(unsupported(format!(
+                "{} nests more than {MAX_DEPTH} deep (a required recursion, or a cycle of references, derivations or simple types)",
+                what()
+            )));
+        }
+        self.depth += 1;
+        Ok(())
     }
 
     /// The global element `name`, written into `out` inside the default namespace `ns`.
@@ -71,20 +105,26 @@ impl<'a> Sampler<'a> {
     }
 
     fn element(&mut self, element: &Element, ns: &str, out: &mut String) -> Result<(), WsdlError> {
-        if self.stack.len() > MAX_DEPTH {
-            return Err(unsupported(format!(
-                "element {} nests without end (a required recursion)",
-                element.name
-            )));
+        if out.len() > self.budget {
+            return Err(self.too_large());
         }
-        if out.len() > MAX_BYTES {
-            return Err(WsdlError::TooLarge {
-                limit_mb: MAX_BYTES >> 20,
-                size: self.size,
-            });
-        }
+        self.deeper(|| format!("element {}", element.name))?;
+        let written = self.element_within(element, ns, out);
+        self.depth -= 1;
+        written
+    }
+
+    fn element_within(
+        &mut self,
+        element: &Element,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
         if let TypeRef::Element(target) = &element.ty {
-            return self.global(&target.clone(), ns, out);
+            self.stack.push(Open::Element(target.clone()));
+            let written = self.global(target, ns, out);
+            self.stack.pop();
+            return written;
         }
         out.push('<');
         out.push_str(&element.name.local);
@@ -109,7 +149,7 @@ impl<'a> Sampler<'a> {
                         what: format!("type {name}"),
                     })?
                     .clone();
-                self.stack.push(name.clone());
+                self.stack.push(Open::Type(name.clone()));
                 let written = self.content(&ty, &inner_ns, out);
                 self.stack.pop();
                 written?;
@@ -156,12 +196,27 @@ impl<'a> Sampler<'a> {
         complex: &Complex,
         into: &mut Vec<(String, QName)>,
     ) -> Result<(), WsdlError> {
-        if let Some(base) = &complex.extends
-            && let Some(Type::Complex(base)) = self.schemas.types.get(base)
+        // The derivation chain, walked without recursion: a type that derives from itself (or
+        // from a type derived from it) is a cycle.
+        let mut chain = vec![complex];
+        let mut current = complex;
+        while let Some(base) = &current.extends
+            && let Some(Type::Complex(base_type)) = self.schemas.types.get(base)
         {
-            self.collect_attributes(base, into)?;
+            if chain.iter().any(|seen| std::ptr::eq(*seen, base_type)) {
+                return Err(unsupported(format!("type {base} derives from itself")));
+            }
+            if chain.len() > MAX_DEPTH {
+                return Err(unsupported(format!(
+                    "a derivation chain longer than {MAX_DEPTH} types (at {base})"
+                )));
+            }
+            chain.push(base_type);
+            current = base_type;
         }
-        into.extend(complex.attributes.iter().cloned());
+        for complex in chain.iter().rev() {
+            into.extend(complex.attributes.iter().cloned());
+        }
         Ok(())
     }
 
@@ -183,13 +238,13 @@ impl<'a> Sampler<'a> {
                         what: format!("type {base}"),
                     })?
                     .clone();
-                match base_type {
-                    Type::Complex(base_complex) => self.complex_content(&base_complex, ns, out)?,
-                    Type::Simple(simple) => {
-                        let value = self.simple(&simple)?;
-                        escape(&value, out);
-                    }
-                }
+                self.deeper(|| format!("the derivation of type {base}"))?;
+                let written = match base_type {
+                    Type::Complex(base_complex) => self.complex_content(&base_complex, ns, out),
+                    Type::Simple(simple) => self.simple(&simple).map(|value| escape(&value, out)),
+                };
+                self.depth -= 1;
+                written?;
             }
         }
         if let Some(text) = &complex.text {
@@ -210,6 +265,7 @@ impl<'a> Sampler<'a> {
     ) -> Result<(), WsdlError> {
         let times = self.times(particle.occurs, false);
         for _ in 0..times {
+            let before = out.len();
             match particle.kind {
                 Group::Sequence | Group::All => {
                     for (term, occurs) in &particle.items {
@@ -232,6 +288,10 @@ impl<'a> Sampler<'a> {
                     }
                 }
             }
+            // A group that writes nothing writes nothing again (minOccurs may be 4 billion).
+            if out.len() == before {
+                break;
+            }
         }
         Ok(())
     }
@@ -253,7 +313,11 @@ impl<'a> Sampler<'a> {
             }
             Term::Group(particle) => {
                 for _ in 0..times {
+                    let before = out.len();
                     self.particle(particle, ns, out)?;
+                    if out.len() == before {
+                        break;
+                    }
                 }
             }
             Term::Any if occurs.min == 0 => {}
@@ -272,7 +336,7 @@ impl<'a> Sampler<'a> {
             let depth = self
                 .stack
                 .iter()
-                .filter(|ty| Some(*ty) == self.stack.last())
+                .filter(|open| Some(*open) == self.stack.last())
                 .count();
             let wanted = u32::from((depth as u32) < self.size);
             return wanted.max(occurs.min).min(occurs.max.unwrap_or(u32::MAX));
@@ -289,12 +353,14 @@ impl<'a> Sampler<'a> {
     fn recurses(&self, term: &Term) -> bool {
         match term {
             Term::Element(element) => match &element.ty {
-                TypeRef::Named(name) => self.stack.contains(name),
-                TypeRef::Element(global) => self
-                    .schemas
-                    .elements
-                    .get(global)
-                    .is_some_and(|element| matches!(&element.ty, TypeRef::Named(name) if self.stack.contains(name))),
+                TypeRef::Named(name) => self.stack.contains(&Open::Type(name.clone())),
+                TypeRef::Element(global) => {
+                    self.stack.contains(&Open::Element(global.clone()))
+                        || self.schemas.elements.get(global).is_some_and(|element| {
+                            matches!(&element.ty, TypeRef::Named(name)
+                                if self.stack.contains(&Open::Type(name.clone())))
+                        })
+                }
                 TypeRef::Anonymous(_) => false,
             },
             Term::Group(particle) => particle.items.iter().any(|(term, _)| self.recurses(term)),
@@ -308,7 +374,12 @@ impl<'a> Sampler<'a> {
             return self.builtin(&ty.local);
         }
         match self.schemas.types.get(ty).cloned() {
-            Some(Type::Simple(simple)) => self.simple(&simple),
+            Some(Type::Simple(simple)) => {
+                self.deeper(|| format!("simple type {ty}"))?;
+                let value = self.simple(&simple);
+                self.depth -= 1;
+                value
+            }
             Some(Type::Complex(_)) => Err(unsupported(format!("complex type {ty} as text"))),
             None => Err(WsdlError::Missing {
                 what: format!("type {ty}"),
@@ -340,9 +411,12 @@ impl<'a> Sampler<'a> {
                     value = max.clone();
                 }
                 if let Some(min_length) = *min_length {
-                    while value.chars().count() < min_length {
-                        value.push('x');
+                    // Checked before it is made: a length may say 4 billion.
+                    if min_length > self.budget {
+                        return Err(self.too_large());
                     }
+                    let have = value.chars().count();
+                    value.extend(std::iter::repeat_n('x', min_length.saturating_sub(have)));
                 }
                 if let Some(max_length) = *max_length {
                     value = value.chars().take(max_length).collect();
@@ -352,7 +426,12 @@ impl<'a> Sampler<'a> {
             Simple::List(member) | Simple::Union(member) => match member {
                 TypeRef::Named(name) => self.value_of(name),
                 TypeRef::Anonymous(ty) => match ty.as_ref() {
-                    Type::Simple(simple) => self.simple(simple),
+                    Type::Simple(simple) => {
+                        self.deeper(|| "an anonymous simple type".to_owned())?;
+                        let value = self.simple(simple);
+                        self.depth -= 1;
+                        value
+                    }
                     Type::Complex(_) => Ok(String::new()),
                 },
                 TypeRef::Element(_) => Ok(String::new()),

@@ -181,6 +181,16 @@ impl Reader<'_> {
         }
     }
 
+    /// A name an instance will carry as an element's or attribute's: an XML NCName, so that
+    /// no body written is malformed.
+    fn ncname(&self, node: Node<'_, '_>, name: &str) -> Result<(), WsdlError> {
+        check_ncname(name).map_err(|what| WsdlError::Malformed {
+            what,
+            document: self.document.to_owned(),
+            line: line_of(node),
+        })
+    }
+
     /// `type="tns:Foo"`: the prefix resolved against the declarations in scope.
     fn qname(&self, node: Node<'_, '_>, text: &str) -> Result<QName, WsdlError> {
         resolve(node, text).ok_or_else(|| WsdlError::Malformed {
@@ -204,6 +214,7 @@ impl Reader<'_> {
         let local = node
             .attribute("name")
             .ok_or_else(|| self.error(node, "an xsd:element with neither name nor ref"))?;
+        self.ncname(node, local)?;
         let qualified = global
             || match node.attribute("form") {
                 Some(form) => form == "qualified",
@@ -291,6 +302,7 @@ impl Reader<'_> {
         let name = node
             .attribute("name")
             .ok_or_else(|| self.error(node, "a required xsd:attribute by ref"))?;
+        self.ncname(node, name)?;
         let ty = match node.attribute("type") {
             Some(ty) => self.qname(node, ty)?,
             None => QName::new(XSD, "string"),
@@ -340,6 +352,15 @@ impl Reader<'_> {
             Some(text) => Some(number(text)?),
             None => Some(1),
         };
+        if let Some(max) = max
+            && min > max
+        {
+            return Err(WsdlError::Malformed {
+                what: format!("minOccurs {min} is above maxOccurs {max}"),
+                document: self.document.to_owned(),
+                line: line_of(node),
+            });
+        }
         Ok(Occurs { min, max })
     }
 
@@ -424,6 +445,29 @@ impl Reader<'_> {
 fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'input>> {
     node.children()
         .find(|child| is_xsd(child) && child.tag_name().name() == name)
+}
+
+/// Whether `name` is an XML NCName (a name without a colon): a letter or `_`, then letters,
+/// digits, `.`, `-`, `_` and the other name characters of XML 1.0 fifth edition.
+pub(crate) fn check_ncname(name: &str) -> Result<(), String> {
+    let start = |ch: char| {
+        ch.is_ascii_alphabetic()
+            || ch == '_'
+            || matches!(ch as u32, 0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x2FF | 0x370..=0x37D
+                | 0x37F..=0x1FFF | 0x200C..=0x200D | 0x2070..=0x218F | 0x2C00..=0x2FEF
+                | 0x3001..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFFD | 0x10000..=0xEFFFF)
+    };
+    let rest = |ch: char| {
+        start(ch)
+            || ch.is_ascii_digit()
+            || matches!(ch, '-' | '.' | '\u{B7}')
+            || matches!(ch as u32, 0x300..=0x36F | 0x203F..=0x2040)
+    };
+    let mut chars = name.chars();
+    match chars.next() {
+        Some(first) if start(first) && chars.all(rest) => Ok(()),
+        _ => Err(format!("{name:?} is not an XML name (an NCName)")),
+    }
 }
 
 /// `prefix:local` (or `local`, in the default namespace) resolved at `node`.

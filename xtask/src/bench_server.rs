@@ -253,7 +253,7 @@ fn memory_line(placement: Option<&Placement>) -> anyhow::Result<String> {
         streams.push(stream);
     }
     for stream in &mut streams {
-        let (response, _) = loadgen::http::read_whole(stream, false)?;
+        let (response, _) = loadgen::http::read_whole(stream, false, 64 << 20)?;
         if response.status != 200 {
             bail!("GetOrder-100 answered {}", response.status);
         }

@@ -258,7 +258,7 @@ fn connect(source: Ipv4Addr, addr: SocketAddr) -> anyhow::Result<TcpStream> {
 /// Sends the request and reads its whole response with loadgen's parser; an error unless 200.
 fn exchange(stream: &mut TcpStream, request: &[u8]) -> anyhow::Result<()> {
     stream.write_all(request)?;
-    let (response, _) = loadgen::http::read_whole(stream, false)?;
+    let (response, _) = loadgen::http::read_whole(stream, false, 64 << 20)?;
     anyhow::ensure!(
         response.status == 200,
         "the server answered {}",

@@ -252,3 +252,48 @@ fn gzip_stops_at_its_limit() {
         assert_eq!(out, file.source.body(), "{}", file.name);
     }
 }
+
+/// A JSON float is the f32 nearest its decimal, as `str::parse::<f32>` reads it: not rounded to
+/// f64 first, which lands on the wrong side of an f32 midpoint when the decimal is just off one.
+#[test]
+fn json_floats_are_the_nearest_f32() {
+    let avro = AvroSchemas::new();
+    let kind = Kind {
+        operation: wstest::Operation::EchoStruct,
+        response: false,
+    };
+    let mut decimals = vec!["2.66307270526886".to_owned(), "2.5".to_owned()];
+    // Decimals a hair above and below f32 midpoints: each rounds to the midpoint in f64.
+    let mut x = 1.1f32;
+    for _ in 0..2_000 {
+        let next = f32::from_bits(x.to_bits() + 1);
+        let midpoint = (f64::from(x) + f64::from(next)) / 2.0;
+        let exact = format!("{midpoint:.40}");
+        decimals.push(format!("{exact}1"));
+        decimals.push(format!("{:.40}", midpoint - midpoint * 1e-20));
+        x = x * 1.37 + 0.013;
+        if x > 1e6 {
+            x = 0.0071;
+        }
+    }
+    for decimal in &decimals {
+        let body = format!(r#"[{{"i":1,"f":{decimal},"s":"x"}}]"#);
+        let read = format::read(
+            Encoding::Json,
+            Shape::of(kind),
+            body.as_bytes(),
+            &avro,
+            |payload| match payload.into_message(kind) {
+                Message::Request(wstest::Request::EchoStruct(items)) => items[0].f.unwrap(),
+                other => panic!("{other:?}"),
+            },
+        )
+        .unwrap();
+        let nearest: f32 = decimal.parse().unwrap();
+        assert_eq!(
+            read.to_bits(),
+            nearest.to_bits(),
+            "{decimal}: {read} against {nearest}"
+        );
+    }
+}

@@ -1,6 +1,8 @@
 //! The response parser over a table of responses, each fed whole, split at every byte, and a
 //! byte at a time: the result must not depend on how the bytes arrive.
 
+use std::time::{Duration, Instant};
+
 use loadgen::http::{BodyChecks, Feed, ParseError, Response, ResponseParser};
 
 /// Feeds `pieces` in order; the response, or the error, or `None` if it never completed.
@@ -375,11 +377,26 @@ fn read_whole_keeps_the_body_of_one_response() {
             Err("closed before the response was whole"),
         ),
         ("not HTTP", b"SSH-2.0-OpenSSH\r\n\r\n", Err("malformed status line")),
+        (
+            "a length past the limit, refused before its body",
+            b"HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\nx",
+            Err("larger than 64 bytes"),
+        ),
+        (
+            "chunks past the limit",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n0123456789012345678901234567890123456789012345678901234567890123\r\n1\r\nx\r\n0\r\n\r\n",
+            Err("larger than 64 bytes"),
+        ),
+        (
+            "chunks at the limit",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n0123456789012345678901234567890123456789012345678901234567890123\r\n0\r\n\r\n",
+            Ok((200, b"0123456789012345678901234567890123456789012345678901234567890123")),
+        ),
     ];
     for (name, bytes, expected) in cases {
         for step in [1, 7, usize::MAX] {
             let mut reader = Trickle { bytes, step };
-            let got = read_whole(&mut reader, false);
+            let got = read_whole(&mut reader, false, 64);
             match (expected, got) {
                 (Ok((status, body)), Ok((response, kept))) => {
                     assert_eq!(
@@ -388,7 +405,10 @@ fn read_whole_keeps_the_body_of_one_response() {
                         "{name}, {step}"
                     );
                 }
-                (Err(message), Err(error @ (ReadError::Closed | ReadError::Parse(_)))) => {
+                (
+                    Err(message),
+                    Err(error @ (ReadError::Closed | ReadError::Parse(_) | ReadError::TooLarge(_))),
+                ) => {
                     assert!(
                         error.to_string().contains(message),
                         "{name}, {step}: {error}"
@@ -396,6 +416,87 @@ fn read_whole_keeps_the_body_of_one_response() {
                 }
                 (expected, got) => panic!("{name}, {step}: expected {expected:?}, got {got:?}"),
             }
+        }
+    }
+}
+
+/// `exchange`, the one-shot request of the suite's check, the WSDL fetch and remote write: a
+/// server that never answers, drips or never ends is cut at the deadline or the body limit,
+/// and a header or path that would put bytes of its own on the wire is refused before any is
+/// sent.
+#[test]
+fn exchanges_end_within_their_limits() {
+    use loadgen::exchange::{Limits, exchange};
+    use testkit::servers::{Behaviour, TestServer};
+    let limits = Limits {
+        deadline: Duration::from_millis(400),
+        max_body: 64 << 10,
+    };
+    // (server, header, path, what the error says)
+    let cases: &[(Behaviour, &str, &str, &str)] = &[
+        (
+            Behaviour::Stall,
+            "X-A: 1",
+            "/",
+            "no whole answer within 400ms",
+        ),
+        (
+            Behaviour::Drip,
+            "X-A: 1",
+            "/",
+            "no whole answer within 400ms",
+        ),
+        (
+            Behaviour::EndlessChunked,
+            "X-A: 1",
+            "/",
+            "larger than 65536 bytes",
+        ),
+        (Behaviour::HugeHead, "X-A: 1", "/", "the answer of"),
+        (
+            Behaviour::Stall,
+            "X-A: 1\r\nX-Injected: 1",
+            "/",
+            "holds '\\r'",
+        ),
+        (
+            Behaviour::Stall,
+            "X-A: 1\nX-Injected: 1",
+            "/",
+            "holds '\\n'",
+        ),
+        (Behaviour::Stall, "X-A: a\0b", "/", "holds '\\0'"),
+        (Behaviour::Stall, "X A: 1", "/", "not an HTTP token"),
+        (Behaviour::Stall, "X-A: 1", "/a b", "holds ' '"),
+        (Behaviour::Stall, "X-A: 1", "/a\rb", "holds '\\r'"),
+    ];
+    for (behaviour, header, path, message) in cases {
+        let server = TestServer::start(*behaviour);
+        let mut url = loadgen::url::Url::parse(&server.url()).unwrap();
+        url.path = (*path).to_owned();
+        let started = Instant::now();
+        let error = exchange(&url, None, "POST", &[(*header).to_owned()], b"x", limits)
+            .map(|(status, _)| status)
+            .expect_err(header);
+        let text = format!("{error:#}");
+        assert!(
+            text.contains(message),
+            "{behaviour:?} {header:?} {path:?}: {text}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{behaviour:?}: took {:?}",
+            started.elapsed()
+        );
+        if !message.contains("within")
+            && !message.contains("larger")
+            && *behaviour == Behaviour::Stall
+        {
+            assert_eq!(
+                server.requests(),
+                0,
+                "{header:?} {path:?}: a request was sent"
+            );
         }
     }
 }
