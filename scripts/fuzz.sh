@@ -5,7 +5,7 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
 #   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli,
-#            encodings_respond, h2_client (default: all)
+#            encodings_respond, h2_client, wsdl_reader, mix_file (default: all)
 #   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
 #            e.g. CPU=1
 #
@@ -21,7 +21,7 @@ root=$(cd "$here/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client)
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client wsdl_reader mix_file)
 jobs=${JOBS:-1}
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -69,6 +69,14 @@ head='\0\0\012\1\4\0\0\0\1\210\17\047\006wstest'
 body='\0\0\005\0\1\0\0\0\1hello'
 printf "\001$settings$head$body" >corpus/h2_client/response
 printf "\002$settings\0\0\010\6\0\0\0\0\0abcdefgh\0\0\004\10\0\0\0\0\0\0\0\1\0\0\0\0\010\7\0\0\0\0\0\0\0\0\1\0\0\0\0" >corpus/h2_client/control
+
+# WSDLs: the size byte, then the WSDL and (for shapes.wsdl) its schema as the first import.
+mkdir -p corpus/wsdl_reader corpus/mix_file
+for file in "$root"/wstest/wstest.wsdl "$root"/wsdl/tests/wsdl/*.wsdl "$root"/wsdl/tests/wsdl/bad/*.wsdl; do
+    { printf '\001'; sed 's/shapes\.xsd/0.xsd/' "$file"; } >"corpus/wsdl_reader/$(basename "$file")"
+done
+{ printf '\002'; sed 's/shapes\.xsd/0.xsd/' "$root/wsdl/tests/wsdl/shapes.wsdl"; printf '\0'; cat "$root/wsdl/tests/wsdl/shapes.xsd"; } >corpus/wsdl_reader/shapes-with-schema
+printf '# weight name method path body [options]\n70 EchoStruct-20 POST /WSTest s.xml -T text/xml -H '"'"'SOAPAction: "a"'"'"' --expect-body R\n30 void GET - - --expect-status 200 --reject-body Fault\n' >corpus/mix_file/two
 
 run_target() {
     local target=$1 log="$fuzz/artifacts/$1.log"

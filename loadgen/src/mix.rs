@@ -422,6 +422,18 @@ mod tests {
             ),
             ("# nothing", "at least one part"),
             ("1000000 a GET / -\n1 b GET / -", "above the 1000000"),
+            // Nothing that could put bytes of its own on the wire.
+            // A line ends at LF; a bare CR stays in the line, and is refused.
+            (
+                "1 a POST /x - -H 'X: 1\rX-Injected: 1'",
+                "m.txt:1: -H \"X: 1\\rX-Injected: 1\": the value of the header X holds '\\r'",
+            ),
+            ("1 a POST /x - -H 'X: a\u{0}b'", "holds '\\0'"),
+            ("1 a POST /x - -T 'text/xml\rX: 1'", "-T: the value of the header Content-type holds '\\r'"),
+            ("1 a POST '/x\rX: 1' -", "the path \"/x\\rX: 1\" holds '\\r'"),
+            ("1 a POST '/a b' -", "holds ' ': percent-encode it"),
+            // Names a report can print.
+            ("1 'a\u{1b}[2J' POST /x -", "the part name \"a\\u{1b}[2J\" is not 1 to 200 characters"),
         ];
         for (text, message) in bad {
             let error = Mix::parse(text, "m.txt", folder, 1)
@@ -429,5 +441,20 @@ mod tests {
                 .to_string();
             assert!(error.contains(message), "{text:?}: {error}");
         }
+        let long = format!("1 {} POST /x -", "n".repeat(70_000));
+        let error = Mix::parse(&long, "m.txt", folder, 1).unwrap_err();
+        assert!(error.to_string().contains("is not 1 to 200 characters"), "{error}");
+        // Past the most kinds, refused at the line that passes it: a million lines are not read.
+        let many: String = (0..1_000_001).map(|i| format!("1 k{i} GET / -\n")).collect();
+        let error = Mix::parse(&many, "m.txt", folder, 1).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "m.txt:101: a mix may have at most 100 parts"
+        );
+        // A duplicate among the most kinds is found (by a set, not by each pair).
+        let twice: String = (0..100)
+            .map(|i| format!("1 k{} GET / -\n", i.min(98)))
+            .collect();
+        assert!(Mix::parse(&twice, "m.txt", folder, 1).unwrap_err().to_string().contains("named \"k98\""));
     }
 }

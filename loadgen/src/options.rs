@@ -198,7 +198,7 @@ impl Header {
     pub fn parse(line: &str) -> Result<Header, String> {
         let (name, raw_value) = line
             .split_once(':')
-            .ok_or_else(|| format!("{line:?}: expected Name: value"))?;
+            .ok_or_else(|| "expected Name: value".to_owned())?;
         crate::request::check_field(name, raw_value)?;
         Ok(Header {
             name: name.to_owned(),

@@ -31,6 +31,10 @@ struct Args {
     /// Only this SOAP binding (by its name in the WSDL); every SOAP binding by default.
     #[arg(long, value_name = "NAME")]
     binding: Option<String>,
+    /// For a WSDL by URL: how long each document may take to come whole (a server that
+    /// drips it is cut here, as one that stops).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = host::duration::parse)]
+    timeout: std::time::Duration,
     /// For an https:// WSDL: the CA certificate (PEM) its server's certificate must chain to;
     /// without it the certificate is not verified.
     #[arg(long, value_name = "FILE")]
@@ -56,6 +60,10 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
     let location = wsdl::Location::parse(&args.wsdl);
     let mut loader = Fetch {
         ca: args.cacert.clone(),
+        limits: loadgen::exchange::Limits {
+            deadline: args.timeout,
+            max_body: wsdl::MAX_DOCUMENT_BYTES,
+        },
     };
     let options = wsdl::Options {
         size: args.size,
@@ -129,15 +137,11 @@ fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> anyhow::Result<()> {
     written.with_context(|| format!("writing {}", path.display()))
 }
 
-/// How long a document of the WSDL may take to come whole, and how large it may be.
-const FETCH_LIMITS: loadgen::exchange::Limits = loadgen::exchange::Limits {
-    deadline: std::time::Duration::from_secs(30),
-    max_body: wsdl::MAX_DOCUMENT_BYTES,
-};
-
 /// Reads files, and fetches URLs with one GET each.
 struct Fetch {
     ca: Option<PathBuf>,
+    /// How long a document may take to come whole, and how large it may be.
+    limits: loadgen::exchange::Limits,
 }
 
 impl wsdl::Loader for Fetch {
@@ -148,15 +152,15 @@ impl wsdl::Loader for Fetch {
                     .map_err(|error| error.to_string())
             }
             wsdl::Location::Url(url) => {
-                get(url, self.ca.as_deref()).map_err(|error| format!("{error:#}"))
+                get(url, self.ca.as_deref(), self.limits).map_err(|error| format!("{error:#}"))
             }
         }
     }
 }
 
-fn get(url: &str, ca: Option<&Path>) -> anyhow::Result<String> {
+fn get(url: &str, ca: Option<&Path>, limits: loadgen::exchange::Limits) -> anyhow::Result<String> {
     let parsed = loadgen::url::Url::parse(url).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let (status, body) = loadgen::exchange::exchange(&parsed, ca, "GET", &[], &[], FETCH_LIMITS)?;
+    let (status, body) = loadgen::exchange::exchange(&parsed, ca, "GET", &[], &[], limits)?;
     anyhow::ensure!(status == 200, "GET answered {status}");
     String::from_utf8(body).context("the document is not UTF-8")
 }

@@ -54,6 +54,8 @@ pub enum Behaviour {
     HugeHead,
     /// A good response, one byte every 100 ms.
     Drip,
+    /// `200` promising a body of ten billion bytes, a few of them, then nothing more.
+    HugeLength,
     /// Accepts connections and never reads from them.
     NeverReads,
     /// A server of known capacity: [`BODY`] at once while the requests that arrived in the
@@ -365,6 +367,13 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
                 while sent < 100_000_000 && stream.write_all(&lines).is_ok() {
                     sent += lines.len();
                 }
+                return;
+            }
+            Behaviour::HugeLength => {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n<?xml ");
+                let mut rest = [0u8; 1024];
+                while matches!(stream.read(&mut rest), Ok(n) if n > 0) {}
                 return;
             }
             Behaviour::Drip => {

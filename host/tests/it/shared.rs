@@ -146,3 +146,58 @@ fn listening_lines_read_back() {
         assert_eq!(read, expected, "{line:?}");
     }
 }
+
+/// The metrics endpoint answers a scrape while idle, dripping and never-reading connections
+/// hold as many places as they like: it serves each connection on its own, and a newcomer past
+/// the bound closes the oldest. Each scrape here must be whole within 1.5 s, less than the 2 s
+/// a connection is given for its head: served one at a time, it waited behind each holder.
+#[test]
+fn scrapes_are_answered_whatever_other_connections_do() {
+    use std::io::{Read as _, Write as _};
+    use std::net::TcpStream;
+
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    host::prometheus::serve(
+        listener,
+        "test-metrics",
+        std::sync::Arc::new(|| "up 1\n".to_owned()),
+    )
+    .unwrap();
+    let scrape = || {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(1500)))
+            .unwrap();
+        stream
+            .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut answer = String::new();
+        stream
+            .read_to_string(&mut answer)
+            .expect("a whole answer within 1.5 s");
+        answer
+    };
+    assert!(scrape().ends_with("\r\n\r\nup 1\n"));
+    // Idle connections, ten times the bound.
+    let idle: Vec<TcpStream> = (0..host::prometheus::MAX_SCRAPE_CONNECTIONS * 10)
+        .map(|_| TcpStream::connect(addr).unwrap())
+        .collect();
+    // Connections that drip a head, a byte at a time, without end.
+    let mut drippers: Vec<TcpStream> = (0..10).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    for round in 0..5 {
+        for dripper in &mut drippers {
+            let _ = dripper.write_all(b"G");
+        }
+        let answer = scrape();
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "round {round}: {answer}");
+        assert!(answer.ends_with("up 1\n"), "round {round}: {answer}");
+    }
+    // Anything but GET /metrics: 404, also while the others hold on.
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    drop(idle);
+}

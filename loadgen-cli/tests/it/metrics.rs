@@ -387,3 +387,43 @@ fn remote_write_pushes_the_reports_counts_last() {
     assert!(stderr.contains("status 500: no"), "{stderr}");
     assert!(stderr.contains("1 of 1 pushes failed"), "{stderr}");
 }
+
+/// Receivers that never answer, drip their answer, or answer without end: the report comes,
+/// each failure is said, and the process ends within twice a push's deadline (2 s) after the
+/// run; before, a silent receiver held it 66 s and a dripping one without end.
+#[test]
+fn remote_write_receivers_cannot_hold_the_exit() {
+    use testkit::servers::{Behaviour, TestServer};
+    let server = crate::mix::wstest_server();
+    for behaviour in [
+        Behaviour::Stall,
+        Behaviour::Drip,
+        Behaviour::EndlessChunked,
+        Behaviour::HugeLength,
+    ] {
+        let receiver = TestServer::start(behaviour);
+        let started = Instant::now();
+        let output = crate::runs::loadgen(&[
+            "-k".to_owned(),
+            "-n".to_owned(),
+            "100".to_owned(),
+            "--prom-remote-write".to_owned(),
+            format!("{}api/v1/write", receiver.url()),
+            "-p".to_owned(),
+            format!("{}/../post_files/echovoid.xml", env!("CARGO_MANIFEST_DIR")),
+            server.url.to_string(),
+        ]);
+        let took = started.elapsed();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr),
+        );
+        assert!(output.status.success(), "{behaviour:?}: {stderr}");
+        assert!(stdout.contains("Complete requests:      100"), "{behaviour:?}: {stdout}");
+        assert!(stderr.contains("pushes failed"), "{behaviour:?}: {stderr}");
+        assert!(
+            took < Duration::from_secs(8),
+            "{behaviour:?}: the process took {took:?}"
+        );
+    }
+}

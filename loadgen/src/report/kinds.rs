@@ -19,13 +19,20 @@ pub(super) fn table(w: &mut String, info: &RunInfo, results: &Results) {
         "Request kinds (a mix of {}, --seed {seed}; latency in microseconds)",
         results.kinds.len()
     );
-    let width = results
+    // Names read from a results file (`loadgen merge`) may be of any length and hold anything:
+    // they are shown with their control characters escaped, and the column no wider than a
+    // mix file's longest name (a width past 65,535 would end the report in a panic).
+    let names: Vec<std::borrow::Cow<'_, str>> = results
         .kinds
         .iter()
-        .map(|kind| kind.name.chars().count())
+        .map(|kind| host::printable(&kind.name))
+        .collect();
+    let width = names
+        .iter()
+        .map(|name| name.chars().count())
         .max()
         .unwrap_or(0)
-        .max(4);
+        .clamp(4, crate::mix::MAX_NAME_CHARS);
     let paced = info.rate.is_some();
     let corrected_head = if paced { "  corr. p99" } else { "" };
     let _ = writeln!(
@@ -38,7 +45,7 @@ pub(super) fn table(w: &mut String, info: &RunInfo, results: &Results) {
     let t = results.time_taken;
     let rate = |complete: u64| if t > 0.0 { complete as f64 / t } else { 0.0 };
     let mut weights = 0u64;
-    for kind in &results.kinds {
+    for (kind, name) in results.kinds.iter().zip(&names) {
         let stats = &kind.stats;
         weights += u64::from(kind.weight);
         let (p50, p99, max) = if stats.complete > 0 {
@@ -60,7 +67,7 @@ pub(super) fn table(w: &mut String, info: &RunInfo, results: &Results) {
         let _ = writeln!(
             w,
             "  {:<width$}  {:>6}  {:>5.1}%  {:>9}  {:>9}  {:>9}  {:>9}  {:>10.2}  {p50:>8}  {p99:>8}  {max:>8}{corrected}",
-            kind.name,
+            name,
             kind.weight,
             (stats.complete + stats.failed) as f64 * 100.0 / ended,
             kind.document_length,

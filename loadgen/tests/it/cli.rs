@@ -475,7 +475,7 @@ fn bad_command_lines_are_refused_as_ab_does() {
     );
     check_error(
         &format!("-H :value {URL}"),
-        "loadgen: -H \":value\": expected Name: value",
+        "loadgen: -H \":value\": the header name \"\" is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)",
         22,
     );
     check_error(
@@ -488,6 +488,61 @@ fn bad_command_lines_are_refused_as_ab_does() {
         "loadgen: -X \"proxy:port\": expected host:port",
         22,
     );
+}
+
+/// A header, content type, cookie or URL that would put bytes of its own on the wire (a CR, an
+/// LF, a NUL: a line ended early, a field injected) is refused, where ab sends it as written.
+#[test]
+fn what_would_inject_bytes_is_refused() {
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["-H", "X-A: 1\r\nX-Injected: 1"],
+            r#"loadgen: -H "X-A: 1\r\nX-Injected: 1": the value of the header X-A holds '\r', which a header cannot carry"#,
+        ),
+        (
+            &["-H", "X-A: 1\nX-Injected: 1"],
+            r#"loadgen: -H "X-A: 1\nX-Injected: 1": the value of the header X-A holds '\n', which a header cannot carry"#,
+        ),
+        (
+            &["-H", "X-A: a\0b"],
+            r#"loadgen: -H "X-A: a\0b": the value of the header X-A holds '\0', which a header cannot carry"#,
+        ),
+        (
+            &["-H", "X\rA: 1"],
+            r#"loadgen: -H "X\rA: 1": the header name "X\rA" is not an HTTP token (letters, digits and !#$%&'*+-.^_`|~)"#,
+        ),
+        (
+            &["-T", "text/xml\r\nX-Injected: 1"],
+            r#"loadgen: -T: the value of the header Content-type holds '\r', which a header cannot carry"#,
+        ),
+        (
+            &["-C", "a=b\nX-Injected: 1"],
+            r#"loadgen: -C: the value of the header Cookie holds '\n', which a header cannot carry"#,
+        ),
+    ];
+    for (before, message) in cases {
+        let mut argv: Vec<String> = before.iter().map(|word| (*word).to_owned()).collect();
+        argv.push(URL.to_owned());
+        let expected = UsageError {
+            message: (*message).to_owned(),
+            exit_code: 22,
+        };
+        assert_eq!(parse(&argv), Err(expected), "{before:?}");
+    }
+    for url in [
+        "http://127.0.0.1:8082/a b",
+        "http://127.0.0.1:8082/a\rb",
+        "http://127.0.0.1:8082/a\nGET /x",
+        "http://127.0.0.1:8082/a\0",
+        "http://127.0.0.1\r\nX: 1:8082/a",
+    ] {
+        let expected = UsageError {
+            message: "ab: invalid URL: it holds a space or a control character (percent-encode it)"
+                .to_owned(),
+            exit_code: 22,
+        };
+        assert_eq!(parse(&[url.to_owned()]), Err(expected), "{url:?}");
+    }
 }
 
 /// For many tests and shard counts, the shares of -n and -c add up to the whole exactly, no

@@ -240,3 +240,25 @@ fn a_saturated_client_is_said_in_one_line() {
         }
     }
 }
+
+/// Kinds named by a results file (`loadgen merge` reads any): a name of 70,000 characters, and
+/// one with terminal escapes, are shown without a panic (a width past 65,535 was one, and the
+/// report was lost), the escapes escaped.
+#[test]
+fn any_kind_name_is_shown_and_escaped() {
+    let mut results = results();
+    let long = "n".repeat(70_000);
+    for name in [long.as_str(), "a\u{1b}[2Jb\r\n"] {
+        results.kinds.push(loadgen::stats::KindResults {
+            name: name.to_owned(),
+            weight: 1,
+            document_length: 981,
+            stats: loadgen::stats::KindStats::default(),
+        });
+    }
+    let table = Table::from_samples(&mut results.samples);
+    let text = report::extended(&info(None), &results, Some(&table));
+    assert!(text.contains(&long), "the long name is shown whole");
+    assert!(text.contains(r"a\u{1b}[2Jb\r\n"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+}

@@ -249,3 +249,67 @@ fn a_wsdl_that_cannot_be_used_is_a_clear_error() {
         "nothing is written for a WSDL refused"
     );
 }
+
+/// What a WSDL's location could do to the reader, refused within its limits, saying why: a
+/// device or a FIFO for a file (read whole, or waited on without end), a server that never
+/// answers, drips, or promises ten billion bytes; and a link planted in `--out` is replaced,
+/// never written through.
+#[test]
+fn a_wsdls_location_cannot_exhaust_or_hold_the_reader() {
+    let dir = std::env::temp_dir().join(format!("suite-cases-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.wsdl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let servers: Vec<(Behaviour, TestServer)> =
+        [Behaviour::Stall, Behaviour::Drip, Behaviour::HugeLength]
+            .into_iter()
+            .map(|behaviour| (behaviour, TestServer::start(behaviour)))
+            .collect();
+    let url = |behaviour: Behaviour| {
+        let (_, server) = servers.iter().find(|(b, _)| *b == behaviour).unwrap();
+        format!("{}service?wsdl", server.url())
+    };
+    let table: [(String, &str); 5] = [
+        ("/dev/zero".into(), "/dev/zero: not a regular file"),
+        (
+            fifo.to_str().unwrap().into(),
+            "fifo.wsdl: not a regular file",
+        ),
+        (url(Behaviour::Stall), "no whole answer within 500ms"),
+        (url(Behaviour::Drip), "no whole answer within 500ms"),
+        (
+            url(Behaviour::HugeLength),
+            "the answer's body is larger than 67108864 bytes",
+        ),
+    ];
+    for (wsdl, words) in table {
+        let output = cases(&["--wsdl", &wsdl, "--out", out, "--timeout", "500ms"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{wsdl}: {stderr}");
+        assert!(stderr.contains(words), "{wsdl}: {stderr}");
+    }
+    assert!(!Path::new(out).exists(), "nothing is written for a WSDL refused");
+
+    // Links planted where the files go: each is replaced by the file, its target untouched.
+    std::fs::create_dir_all(out).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "untouched").unwrap();
+    for name in ["EchoVoid.xml", "manifest.toml"] {
+        std::os::unix::fs::symlink(&victim, Path::new(out).join(name)).unwrap();
+    }
+    let wstest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../wstest/wstest.wsdl");
+    let output = cases(&["--wsdl", wstest.to_str().unwrap(), "--out", out]);
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched");
+    for name in ["EchoVoid.xml", "manifest.toml"] {
+        let written = Path::new(out).join(name);
+        assert!(
+            std::fs::symlink_metadata(&written).unwrap().is_file(),
+            "{name} is a file now"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
