@@ -476,6 +476,28 @@ fn bad_manifests_are_clear_errors() {
             format!("{ENTRY}\n[[mix]]\nname = \"A\"\nparts = {{A = 1}}\n"),
             "manifest.toml:7: test \"A\" is already named",
         ),
+        // What would put bytes of its own into a request's head (issue 43: a WSDL's soapAction
+        // written into a manifest became a header of its own).
+        (
+            "header-crlf",
+            format!("{ENTRY}headers = [\"SOAPAction: \\\"a\\\"\\r\\nX-Injected: 1\"]\n"),
+            "manifest.toml:3: the value of the header SOAPAction holds '\\r', which a header cannot carry",
+        ),
+        (
+            "header-lf",
+            format!("{ENTRY}headers = [\"X: 1\\nX-Injected: 1\"]\n"),
+            "holds '\\n'",
+        ),
+        (
+            "header-name",
+            format!("{ENTRY}headers = [\"X Y: 1\"]\n"),
+            "the header name \"X Y\" is not an HTTP token",
+        ),
+        (
+            "content-type-crlf",
+            "[[file]]\nname = \"body.txt\"\ntest = \"A\"\ncontent_type = \"text/plain\\r\\nX-Injected: 1\"\n".to_owned(),
+            "manifest.toml:3: the content type holds '\\r'",
+        ),
     ];
     for (name, manifest, expected) in cases {
         let path = write_manifest(name, manifest);
