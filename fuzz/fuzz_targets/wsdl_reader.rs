@@ -41,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
     let options = Options {
         size: u32::from(first % 4) + 1,
         binding: None,
+        strict: false,
     };
     let Ok(generated) = wsdl::generate(
         &Location::File(PathBuf::from("w.wsdl")),

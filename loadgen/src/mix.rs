@@ -429,11 +429,20 @@ mod tests {
                 "m.txt:1: -H \"X: 1\\rX-Injected: 1\": the value of the header X holds '\\r'",
             ),
             ("1 a POST /x - -H 'X: a\u{0}b'", "holds '\\0'"),
-            ("1 a POST /x - -T 'text/xml\rX: 1'", "-T: the value of the header Content-type holds '\\r'"),
-            ("1 a POST '/x\rX: 1' -", "the path \"/x\\rX: 1\" holds '\\r'"),
+            (
+                "1 a POST /x - -T 'text/xml\rX: 1'",
+                "-T: the value of the header Content-type holds '\\r'",
+            ),
+            (
+                "1 a POST '/x\rX: 1' -",
+                "the path \"/x\\rX: 1\" holds '\\r'",
+            ),
             ("1 a POST '/a b' -", "holds ' ': percent-encode it"),
             // Names a report can print.
-            ("1 'a\u{1b}[2J' POST /x -", "the part name \"a\\u{1b}[2J\" is not 1 to 200 characters"),
+            (
+                "1 'a\u{1b}[2J' POST /x -",
+                "the part name \"a\\u{1b}[2J\" is not 1 to 200 characters",
+            ),
         ];
         for (text, message) in bad {
             let error = Mix::parse(text, "m.txt", folder, 1)
@@ -443,9 +452,14 @@ mod tests {
         }
         let long = format!("1 {} POST /x -", "n".repeat(70_000));
         let error = Mix::parse(&long, "m.txt", folder, 1).unwrap_err();
-        assert!(error.to_string().contains("is not 1 to 200 characters"), "{error}");
+        assert!(
+            error.to_string().contains("is not 1 to 200 characters"),
+            "{error}"
+        );
         // Past the most kinds, refused at the line that passes it: a million lines are not read.
-        let many: String = (0..1_000_001).map(|i| format!("1 k{i} GET / -\n")).collect();
+        let many: String = (0..1_000_001)
+            .map(|i| format!("1 k{i} GET / -\n"))
+            .collect();
         let error = Mix::parse(&many, "m.txt", folder, 1).unwrap_err();
         assert_eq!(
             error.to_string(),
@@ -455,6 +469,11 @@ mod tests {
         let twice: String = (0..100)
             .map(|i| format!("1 k{} GET / -\n", i.min(98)))
             .collect();
-        assert!(Mix::parse(&twice, "m.txt", folder, 1).unwrap_err().to_string().contains("named \"k98\""));
+        assert!(
+            Mix::parse(&twice, "m.txt", folder, 1)
+                .unwrap_err()
+                .to_string()
+                .contains("named \"k98\"")
+        );
     }
 }

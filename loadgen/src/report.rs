@@ -365,7 +365,10 @@ pub fn ab_html(
 fn mix_note(results: &Results) -> String {
     match results.kinds.first() {
         Some(first) if results.kinds.len() > 1 => {
-            format!(" ({}; each kind's in Request kinds)", host::printable(&first.name))
+            format!(
+                " ({}; each kind's in Request kinds)",
+                host::printable(&first.name)
+            )
         }
         _ => String::new(),
     }

@@ -31,6 +31,10 @@ struct Args {
     /// Only this SOAP binding (by its name in the WSDL); every SOAP binding by default.
     #[arg(long, value_name = "NAME")]
     binding: Option<String>,
+    /// Refuse the WSDL (exit 1, nothing written) when an operation cannot be written, rather
+    /// than skip it and write the others.
+    #[arg(long)]
+    strict: bool,
     /// For a WSDL by URL: how long each document may take to come whole (a server that
     /// drips it is cut here, as one that stops).
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = host::duration::parse)]
@@ -68,6 +72,7 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
     let options = wsdl::Options {
         size: args.size,
         binding: args.binding.clone(),
+        strict: args.strict,
     };
     let generated = wsdl::generate(&location, &mut loader, &options)
         .with_context(|| format!("generating cases from {}", args.wsdl))?;

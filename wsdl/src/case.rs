@@ -44,6 +44,8 @@ pub(crate) fn cases(
     // file names without regard to case (a case-insensitive file system would merge them).
     let mut written = 0usize;
     let mut names = Names::default();
+    // Request-response operations that could not be written, and why.
+    let mut not_written = Vec::new();
     for binding in bindings {
         for address in &binding.addresses {
             generated
@@ -64,9 +66,28 @@ pub(crate) fn cases(
                 ));
                 continue;
             };
-            let (test, file) = names.unique(&format!("{}{suffix}", operation.name));
             let budget = crate::MAX_CASE_BYTES.saturating_sub(written);
-            let body = envelope(schemas, binding.version, operation, options.size, budget)?;
+            let body = if operation.unsupported.is_empty() {
+                envelope(schemas, binding.version, operation, options.size, budget)?
+            } else {
+                Err(operation.unsupported.clone())
+            };
+            let body = match body {
+                Ok(body) => body,
+                Err(reasons) => {
+                    let reasons: Vec<String> = reasons.iter().map(ToString::to_string).collect();
+                    let line = format!(
+                        "{} ({}): {}",
+                        operation.name,
+                        binding.name,
+                        reasons.join("; ")
+                    );
+                    not_written.push(line.clone());
+                    generated.skipped.push(line);
+                    continue;
+                }
+            };
+            let (test, file) = names.unique(&format!("{}{suffix}", operation.name));
             written += body.len();
             generated.cases.push(Case {
                 file,
@@ -85,7 +106,17 @@ pub(crate) fn cases(
             });
         }
     }
+    if options.strict && !not_written.is_empty() {
+        return Err(WsdlError::Strict {
+            skipped: not_written,
+        });
+    }
     if generated.cases.is_empty() {
+        if !not_written.is_empty() {
+            return Err(WsdlError::NoCases {
+                skipped: not_written,
+            });
+        }
         return Err(WsdlError::Missing {
             what: "request-response operation in its SOAP bindings".to_owned(),
         });
@@ -120,7 +151,24 @@ fn envelope(
     operation: &BoundOperation,
     size: u32,
     budget: usize,
-) -> Result<String, WsdlError> {
+) -> Result<Result<String, Vec<WsdlError>>, WsdlError> {
+    match sampled(schemas, version, operation, size, budget) {
+        Ok((_, reached)) if !reached.is_empty() => Ok(Err(reached)),
+        Ok((body, _)) => Ok(Ok(body)),
+        // The one bound that is not the operation's alone: the cases' bytes in all.
+        Err(error @ WsdlError::TooLarge { .. }) => Err(error),
+        Err(error) => Ok(Err(vec![error])),
+    }
+}
+
+/// The envelope, and what it reached and could not write.
+fn sampled(
+    schemas: &Schemas,
+    version: SoapVersion,
+    operation: &BoundOperation,
+    size: u32,
+    budget: usize,
+) -> Result<(String, Vec<WsdlError>), WsdlError> {
     let ns = match version {
         SoapVersion::Soap11 => SOAP11_ENVELOPE,
         SoapVersion::Soap12 => SOAP12_ENVELOPE,
@@ -179,7 +227,8 @@ fn envelope(
             size,
         });
     }
-    Ok(out)
+    let reached = sampler.unsupported.into_iter().map(in_operation).collect();
+    Ok((out, reached))
 }
 
 /// The test and file names given so far.

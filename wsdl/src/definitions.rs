@@ -48,6 +48,8 @@ pub(crate) struct BoundOperation {
     pub(crate) namespace: String,
     pub(crate) input: Vec<Part>,
     pub(crate) output: Option<Vec<Part>>,
+    /// What its binding says that is not supported: the operation is skipped, saying why.
+    pub(crate) unsupported: Vec<WsdlError>,
 }
 
 /// A SOAP binding and where its ports listen.
@@ -331,6 +333,7 @@ impl Definitions {
                     namespace: op.namespace.clone(),
                     input: parts(input)?,
                     output: output.as_ref().map(parts).transpose()?,
+                    unsupported: op.unsupported.clone(),
                 });
             }
             bindings.push(Binding {
@@ -364,11 +367,13 @@ struct RawOperation {
     action: String,
     rpc: bool,
     namespace: String,
+    unsupported: Vec<WsdlError>,
 }
 
 impl RawBinding {
-    /// A `wsdl:binding`: `None` when it is not SOAP's (an HTTP binding); an error for what a
-    /// SOAP binding may say that is not supported (SOAP encoding, headers).
+    /// A `wsdl:binding`: `None` when it is not SOAP's (an HTTP binding). What an operation's
+    /// binding says that is not supported (SOAP encoding, headers, attachments) is kept with
+    /// the operation, which is skipped for it.
     fn read(
         node: Node<'_, '_>,
         name: QName,
@@ -420,6 +425,7 @@ impl RawBinding {
             }
             let rpc = soap_op.and_then(|n| n.attribute("style")).unwrap_or(style) == "rpc";
             let mut namespace = String::new();
+            let mut problems = Vec::new();
             for io in operation
                 .children()
                 .filter(|n| is(n, "input") || is(n, "output"))
@@ -428,7 +434,7 @@ impl RawBinding {
                     match ext.tag_name().name() {
                         "body" => {
                             if ext.attribute("use") == Some("encoded") {
-                                return Err(unsupported(
+                                problems.push(unsupported(
                                     ext,
                                     format!(
                                         "SOAP encoding (use=\"encoded\") in operation {op_name}"
@@ -436,7 +442,7 @@ impl RawBinding {
                                 ));
                             }
                             if ext.attribute("parts").is_some() {
-                                return Err(unsupported(
+                                problems.push(unsupported(
                                     ext,
                                     format!(
                                         "soap:body parts= (a body of some of the parts) in operation {op_name}"
@@ -449,13 +455,13 @@ impl RawBinding {
                             }
                         }
                         "header" if is(&io, "input") => {
-                            return Err(unsupported(
+                            problems.push(unsupported(
                                 ext,
                                 format!("soap:header in operation {op_name}'s input"),
                             ));
                         }
                         "multipartRelated" => {
-                            return Err(unsupported(
+                            problems.push(unsupported(
                                 ext,
                                 format!("MIME attachments in operation {op_name}"),
                             ));
@@ -469,6 +475,7 @@ impl RawBinding {
                 action,
                 rpc,
                 namespace,
+                unsupported: problems,
             });
         }
         Ok(Some(RawBinding {

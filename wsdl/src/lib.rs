@@ -2,7 +2,8 @@
 //! sample values valid against the operation's schema, and the manifest entry `loadgen suite`
 //! runs it by (content type and SOAPAction as the binding says; checks for status 200, the
 //! response element, and no Fault). SOAP 1.1 and 1.2 bindings, document/literal and
-//! rpc/literal; what it does not read is an error naming the construct and where it is.
+//! rpc/literal. Only what an operation reaches is judged: an operation that reaches what is not
+//! read is skipped, naming every such construct and where it is, and the others are written.
 //!
 //! The crate reads no files and opens no sockets: the caller's [`Loader`] fetches each
 //! document (`loadgen suite cases` reads files and fetches URLs).
@@ -52,6 +53,9 @@ pub struct Options {
     pub size: u32,
     /// Only the binding of this name (all SOAP bindings when `None`).
     pub binding: Option<String>,
+    /// Refuse the WSDL when any request-response operation cannot be written, rather than
+    /// skip that operation and write the others.
+    pub strict: bool,
 }
 
 impl Default for Options {
@@ -59,6 +63,7 @@ impl Default for Options {
         Options {
             size: 3,
             binding: None,
+            strict: false,
         }
     }
 }
@@ -67,7 +72,8 @@ impl Default for Options {
 #[derive(Debug, Clone)]
 pub struct Generated {
     pub cases: Vec<Case>,
-    /// Operations with no case, and why (one-way operations: no answer to check).
+    /// Operations with no case, and why: one-way operations (no answer to check), and those
+    /// that reach what is not supported (every such construct, with its file and line).
     pub skipped: Vec<String>,
     /// The addresses the WSDL's services give, by binding.
     pub addresses: Vec<(String, String)>,
@@ -104,6 +110,10 @@ pub enum WsdlError {
     Limit { what: String },
     #[error("no SOAP binding named {name:?} (the WSDL has {known})")]
     NoBinding { name: String, known: String },
+    #[error("no operation could be written:\n  {}", skipped.join("\n  "))]
+    NoCases { skipped: Vec<String> },
+    #[error("operations that cannot be written (--strict refuses them):\n  {}", skipped.join("\n  "))]
+    Strict { skipped: Vec<String> },
 }
 
 fn at(document: &str, line: u32) -> String {

@@ -24,6 +24,9 @@ pub(crate) struct Sampler<'a> {
     /// The most bytes the body may reach: what is left of [`crate::MAX_CASE_BYTES`] for all
     /// the cases.
     budget: usize,
+    /// What the body reached and could not write, each reason once: the operation is skipped
+    /// with all of them.
+    pub(crate) unsupported: Vec<WsdlError>,
 }
 
 /// A named type or a global element being written.
@@ -48,6 +51,16 @@ impl<'a> Sampler<'a> {
             depth: 0,
             counter: 0,
             budget,
+            unsupported: Vec::new(),
+        }
+    }
+
+    /// Notes what was reached and cannot be written; the sampling goes on, to find the rest.
+    fn reached(&mut self, errors: &[WsdlError]) {
+        for error in errors {
+            if !self.unsupported.contains(error) {
+                self.unsupported.push(error.clone());
+            }
         }
     }
 
@@ -172,6 +185,10 @@ impl<'a> Sampler<'a> {
                 let value = self.simple(simple)?;
                 escape(&value, out);
             }
+            Type::Unsupported(errors) => {
+                self.reached(errors);
+                out.push('>');
+            }
             Type::Complex(complex) => {
                 let mut attributes = Vec::new();
                 self.collect_attributes(complex, &mut attributes)?;
@@ -242,6 +259,10 @@ impl<'a> Sampler<'a> {
                 let written = match base_type {
                     Type::Complex(base_complex) => self.complex_content(&base_complex, ns, out),
                     Type::Simple(simple) => self.simple(&simple).map(|value| escape(&value, out)),
+                    Type::Unsupported(errors) => {
+                        self.reached(&errors);
+                        Ok(())
+                    }
                 };
                 self.depth -= 1;
                 written?;
@@ -381,6 +402,10 @@ impl<'a> Sampler<'a> {
                 value
             }
             Some(Type::Complex(_)) => Err(unsupported(format!("complex type {ty} as text"))),
+            Some(Type::Unsupported(errors)) => {
+                self.reached(&errors);
+                Ok(String::new())
+            }
             None => Err(WsdlError::Missing {
                 what: format!("type {ty}"),
             }),
@@ -433,6 +458,10 @@ impl<'a> Sampler<'a> {
                         value
                     }
                     Type::Complex(_) => Ok(String::new()),
+                    Type::Unsupported(errors) => {
+                        self.reached(errors);
+                        Ok(String::new())
+                    }
                 },
                 TypeRef::Element(_) => Ok(String::new()),
             },

@@ -66,6 +66,9 @@ pub(crate) enum TypeRef {
 pub(crate) enum Type {
     Simple(Simple),
     Complex(Complex),
+    /// A global declaration that could not be read: why, said only when an operation reaches
+    /// it (a WSDL's unused types are never judged).
+    Unsupported(Vec<WsdlError>),
 }
 
 #[derive(Debug, Clone)]
@@ -134,27 +137,35 @@ impl Schemas {
             document,
         };
         for child in schema.children().filter(is_xsd) {
-            let name = || -> Result<QName, WsdlError> {
-                let local = child
-                    .attribute("name")
-                    .ok_or_else(|| reader.error(child, "a global declaration without a name"))?;
-                Ok(QName::new(target, local))
+            // A declaration that cannot be read is kept as the reasons why: only an operation
+            // that reaches it is refused.
+            let deferred = |read: Result<Type, WsdlError>| match read {
+                Ok(ty) => ty,
+                Err(error) => Type::Unsupported(vec![error]),
             };
+            // A global declaration without a name cannot be named by anything.
+            let Some(local) = child.attribute("name") else {
+                continue;
+            };
+            let name = QName::new(target, local);
             match child.tag_name().name() {
                 "element" => {
-                    let element = reader.element(child, true)?;
-                    self.elements.insert(element.name.clone(), element);
+                    let element = reader.element(child, true).unwrap_or_else(|error| Element {
+                        name: name.clone(),
+                        ty: TypeRef::Anonymous(Box::new(Type::Unsupported(vec![error]))),
+                    });
+                    self.elements.insert(name, element);
                 }
                 "complexType" => {
-                    let ty = Type::Complex(reader.complex(child)?);
-                    self.types.insert(name()?, ty);
+                    let ty = deferred(reader.complex(child).map(Type::Complex));
+                    self.types.insert(name, ty);
                 }
                 "simpleType" => {
-                    let ty = Type::Simple(reader.simple(child)?);
-                    self.types.insert(name()?, ty);
+                    let ty = deferred(reader.simple(child).map(Type::Simple));
+                    self.types.insert(name, ty);
                 }
-                "import" | "include" | "annotation" | "attribute" | "attributeGroup" => {}
-                other => return Err(reader.error(child, &format!("xsd:{other}"))),
+                // What no operation names directly is read where it is used.
+                _ => {}
             }
         }
         Ok(())
@@ -163,6 +174,12 @@ impl Schemas {
 
 fn is_xsd(node: &Node<'_, '_>) -> bool {
     node.is_element() && node.tag_name().namespace() == Some(XSD)
+}
+
+/// An XSD element that is not an annotation: what a simple type's or a content model's
+/// derivation is, after its documentation.
+fn is_derivation(node: &Node<'_, '_>) -> bool {
+    is_xsd(node) && node.tag_name().name() != "annotation"
 }
 
 /// What a schema's declarations are read with.
@@ -244,7 +261,7 @@ impl Reader<'_> {
                 "sequence" | "choice" | "all" => complex.particle = Some(self.particle(part)?),
                 "attribute" => self.attribute(part, &mut complex)?,
                 "complexContent" => {
-                    let Some(derivation) = part.children().find(is_xsd) else {
+                    let Some(derivation) = part.children().find(is_derivation) else {
                         continue;
                     };
                     let base = derivation
@@ -273,7 +290,7 @@ impl Reader<'_> {
                     }
                 }
                 "simpleContent" => {
-                    let Some(derivation) = part.children().find(is_xsd) else {
+                    let Some(derivation) = part.children().find(is_derivation) else {
                         continue;
                     };
                     let base = derivation
@@ -365,7 +382,7 @@ impl Reader<'_> {
     }
 
     fn simple(&self, node: Node<'_, '_>) -> Result<Simple, WsdlError> {
-        let Some(derivation) = node.children().find(is_xsd) else {
+        let Some(derivation) = node.children().find(is_derivation) else {
             return Err(self.error(node, "an empty xsd:simpleType"));
         };
         match derivation.tag_name().name() {

@@ -190,7 +190,10 @@ fn scrapes_are_answered_whatever_other_connections_do() {
             let _ = dripper.write_all(b"G");
         }
         let answer = scrape();
-        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "round {round}: {answer}");
+        assert!(
+            answer.starts_with("HTTP/1.1 200 OK\r\n"),
+            "round {round}: {answer}"
+        );
         assert!(answer.ends_with("up 1\n"), "round {round}: {answer}");
     }
     // Anything but GET /metrics: 404, also while the others hold on.

@@ -419,7 +419,10 @@ fn remote_write_receivers_cannot_hold_the_exit() {
             String::from_utf8_lossy(&output.stderr),
         );
         assert!(output.status.success(), "{behaviour:?}: {stderr}");
-        assert!(stdout.contains("Complete requests:      100"), "{behaviour:?}: {stdout}");
+        assert!(
+            stdout.contains("Complete requests:      100"),
+            "{behaviour:?}: {stdout}"
+        );
         assert!(stderr.contains("pushes failed"), "{behaviour:?}: {stderr}");
         assert!(
             took < Duration::from_secs(8),

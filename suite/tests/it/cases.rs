@@ -291,7 +291,10 @@ fn a_wsdls_location_cannot_exhaust_or_hold_the_reader() {
         assert_eq!(output.status.code(), Some(1), "{wsdl}: {stderr}");
         assert!(stderr.contains(words), "{wsdl}: {stderr}");
     }
-    assert!(!Path::new(out).exists(), "nothing is written for a WSDL refused");
+    assert!(
+        !Path::new(out).exists(),
+        "nothing is written for a WSDL refused"
+    );
 
     // Links planted where the files go: each is replaced by the file, its target untouched.
     std::fs::create_dir_all(out).unwrap();

@@ -3,6 +3,7 @@
 //! (by libxml2's xmllint), and what is refused, with the construct named.
 
 mod hostile;
+mod reach;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -33,6 +34,7 @@ fn generate(file: &Path, size: u32) -> Result<wsdl::Generated, WsdlError> {
     let options = Options {
         size,
         binding: None,
+        strict: false,
     };
     wsdl::generate(
         &Location::File(file.to_path_buf()),
@@ -387,6 +389,7 @@ fn a_binding_is_chosen_by_name() {
         &Options {
             size: 1,
             binding: Some("ShopSoap12".to_owned()),
+            ..Options::default()
         },
     )
     .unwrap();
@@ -398,6 +401,7 @@ fn a_binding_is_chosen_by_name() {
         &Options {
             size: 1,
             binding: Some("Nope".to_owned()),
+            ..Options::default()
         },
     )
     .unwrap_err();

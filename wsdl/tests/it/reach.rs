@@ -1,0 +1,151 @@
+//! Only what an operation reaches is judged (issue 44): a construct the reader does not
+//! support, in a type no operation uses, refuses nothing; an operation that reaches one is
+//! skipped with every such construct named, file and line, and the others are written;
+//! `strict` refuses instead.
+
+use crate::hostile::{Want, check, check_with};
+
+/// A WSDL whose operations each take their own element (`name`, `element`), answered with it.
+fn operations(schema: &str, operations: &[(&str, &str)]) -> String {
+    let mut messages = String::new();
+    let mut port_type = String::new();
+    let mut binding = String::new();
+    for (name, element) in operations {
+        messages.push_str(&format!(
+            r#"<message name="{name}In"><part name="p" element="tns:{element}"/></message>"#
+        ));
+        port_type.push_str(&format!(
+            r#"<operation name="{name}"><input message="tns:{name}In"/><output message="tns:{name}In"/></operation>"#
+        ));
+        binding.push_str(&format!(
+            r#"<operation name="{name}"><soap:operation soapAction="urn:{name}"/><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation>"#
+        ));
+    }
+    format!(
+        r#"<?xml version="1.0"?>
+<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+ xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t">
+<types><xsd:schema targetNamespace="urn:t" elementFormDefault="qualified">
+{schema}
+</xsd:schema></types>
+{messages}
+<portType name="PT">{port_type}</portType>
+<binding name="B" type="tns:PT"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document"/>
+{binding}</binding>
+</definitions>"#
+    )
+}
+
+const GUID: &str = r#"<xsd:simpleType name="guid"><xsd:restriction base="xsd:string"><xsd:pattern value="[\da-fA-F]{8}-[\da-fA-F]{4}-[\da-fA-F]{4}-[\da-fA-F]{4}-[\da-fA-F]{12}"/></xsd:restriction></xsd:simpleType>"#;
+const GROUPED: &str = r#"<xsd:complexType name="Grouped"><xsd:sequence><xsd:group ref="tns:G"/></xsd:sequence></xsd:complexType>"#;
+const PLAIN: &str = r#"<xsd:element name="Plain"><xsd:complexType><xsd:sequence><xsd:element name="n" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>"#;
+
+#[test]
+fn only_what_an_operation_reaches_is_judged() {
+    let uses_both = r#"<xsd:element name="Both"><xsd:complexType><xsd:sequence><xsd:element name="id" type="tns:guid"/><xsd:element name="g" type="tns:Grouped"/></xsd:sequence></xsd:complexType></xsd:element>"#;
+    let uses_guid = r#"<xsd:element name="ById"><xsd:complexType><xsd:sequence><xsd:element name="id" type="tns:guid"/></xsd:sequence></xsd:complexType></xsd:element>"#;
+    let cases: Vec<(&str, String, bool, Want)> = vec![
+        (
+            "a pattern and a group in types no operation uses (WCF's serialization schema)",
+            operations(&format!("{GUID}{GROUPED}{PLAIN}"), &[("Get", "Plain")]),
+            false,
+            Want::Skips {
+                tests: &["Get"],
+                skipped: &[],
+            },
+        ),
+        (
+            "documentation first in a simple type and in a content model",
+            operations(
+                r#"<xsd:simpleType name="Code"><xsd:annotation><xsd:documentation>A code.</xsd:documentation></xsd:annotation><xsd:restriction base="xsd:string"><xsd:enumeration value="A1"/></xsd:restriction></xsd:simpleType>
+<xsd:complexType name="Base"><xsd:sequence><xsd:element name="b" type="xsd:int"/></xsd:sequence></xsd:complexType>
+<xsd:element name="Doc"><xsd:complexType><xsd:complexContent><xsd:annotation><xsd:documentation>More.</xsd:documentation></xsd:annotation><xsd:extension base="tns:Base"><xsd:sequence><xsd:element name="code" type="tns:Code"/></xsd:sequence></xsd:extension></xsd:complexContent></xsd:complexType></xsd:element>"#,
+                &[("Get", "Doc")],
+            ),
+            false,
+            Want::Skips {
+                tests: &["Get"],
+                skipped: &[],
+            },
+        ),
+        (
+            "one operation reaches a pattern: it is skipped, the others written",
+            operations(
+                &format!("{GUID}{PLAIN}{uses_guid}"),
+                &[("Get", "Plain"), ("Find", "ById"), ("Put", "Plain")],
+            ),
+            false,
+            Want::Skips {
+                tests: &["Get", "Put"],
+                skipped: &[&["Find (B): w.wsdl:5: not supported: xsd:pattern"]],
+            },
+        ),
+        (
+            "every construct an operation reaches is named",
+            operations(
+                &format!("{GUID}{GROUPED}{PLAIN}{uses_both}"),
+                &[("Get", "Plain"), ("Both", "Both")],
+            ),
+            false,
+            Want::Skips {
+                tests: &["Get"],
+                skipped: &[&[
+                    "Both (B): ",
+                    "w.wsdl:5: not supported: xsd:pattern",
+                    "; w.wsdl:5: not supported: xsd:group",
+                ]],
+            },
+        ),
+        (
+            "a soap:header in one operation's input: that one skipped",
+            operations(PLAIN, &[("Get", "Plain"), ("Auth", "Plain")]).replacen(
+                r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input>"#,
+                r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input><soap:header message="tns:GetIn" part="p" use="literal"/>"#,
+                1,
+            ),
+            false,
+            Want::Skips {
+                tests: &["Get"],
+                skipped: &[&["Auth (B): ", "not supported: soap:header in operation Auth's input"]],
+            },
+        ),
+        (
+            "strict refuses what would be skipped",
+            operations(&format!("{GUID}{PLAIN}{uses_guid}"), &[("Get", "Plain"), ("Find", "ById")]),
+            true,
+            Want::Refused(&[
+                "operations that cannot be written (--strict refuses them)",
+                "Find (B): w.wsdl:5: not supported: xsd:pattern",
+            ]),
+        ),
+        (
+            "nothing that can be written: every reason",
+            operations(&format!("{GUID}{uses_guid}"), &[("Find", "ById"), ("Again", "ById")]),
+            false,
+            Want::Refused(&[
+                "no operation could be written:",
+                "Find (B): w.wsdl:5: not supported: xsd:pattern",
+                "Again (B): w.wsdl:5: not supported: xsd:pattern",
+            ]),
+        ),
+    ];
+    for (name, text, strict, want) in cases {
+        check_with(name, vec![("w.wsdl", text)], 3, strict, &want);
+    }
+    // A type that cannot be read and is used by nothing: not even read past as an error.
+    check(
+        "an unknown global construct",
+        vec![(
+            "w.wsdl",
+            operations(
+                &format!("<xsd:notation name=\"n\" public=\"p\"/>{PLAIN}"),
+                &[("Get", "Plain")],
+            ),
+        )],
+        3,
+        &Want::Skips {
+            tests: &["Get"],
+            skipped: &[],
+        },
+    );
+}
