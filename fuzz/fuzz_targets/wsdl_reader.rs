@@ -42,6 +42,7 @@ fuzz_target!(|data: &[u8]| {
         size: u32::from(first % 4) + 1,
         binding: None,
         strict: false,
+        allow_hosts: Vec::new(),
     };
     let Ok(generated) = wsdl::generate(
         &Location::File(PathBuf::from("w.wsdl")),

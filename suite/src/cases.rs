@@ -19,7 +19,8 @@ use crate::USAGE_EXIT_CODE;
 )]
 struct Args {
     /// The WSDL: a file, or an http:// or https:// URL (`http://host:port/WSTest?wsdl`).
-    /// Imports and included schemas are followed within its location.
+    /// A file's relative imports are followed wherever they lead; a URL's on its own scheme,
+    /// host and port; another host's only with --allow-host.
     #[arg(long, value_name = "URL|FILE")]
     wsdl: String,
     /// The folder the post files and manifest.toml go into (made if missing).
@@ -31,6 +32,10 @@ struct Args {
     /// Only this SOAP binding (by its name in the WSDL); every SOAP binding by default.
     #[arg(long, value_name = "NAME")]
     binding: Option<String>,
+    /// A host besides the WSDL's own whose documents its imports may fetch (repeatable): a
+    /// WCF WSDL saved to a file imports `http://HOST/Service.svc?xsd=xsd0`.
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<String>,
     /// Refuse the WSDL (exit 1, nothing written) when an operation cannot be written, rather
     /// than skip it and write the others.
     #[arg(long)]
@@ -73,6 +78,7 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
         size: args.size,
         binding: args.binding.clone(),
         strict: args.strict,
+        allow_hosts: args.allow_host.clone(),
     };
     let generated = wsdl::generate(&location, &mut loader, &options)
         .with_context(|| format!("generating cases from {}", args.wsdl))?;

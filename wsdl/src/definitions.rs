@@ -75,6 +75,8 @@ pub(crate) struct Definitions {
     seen: HashSet<Location>,
     /// The bytes of every document read so far.
     bytes: usize,
+    /// Hosts besides the WSDL's own that imports may fetch from.
+    allow_hosts: Vec<String>,
 }
 
 impl Definitions {
@@ -82,8 +84,12 @@ impl Definitions {
     pub(crate) fn read(
         location: &Location,
         loader: &mut dyn Loader,
+        allow_hosts: &[String],
     ) -> Result<(Definitions, Vec<Binding>), WsdlError> {
-        let mut definitions = Definitions::default();
+        let mut definitions = Definitions {
+            allow_hosts: allow_hosts.to_vec(),
+            ..Definitions::default()
+        };
         definitions.document(location, location, loader)?;
         let bindings = definitions.bindings()?;
         Ok((definitions, bindings))
@@ -159,7 +165,7 @@ impl Definitions {
             match tag.name() {
                 "import" => {
                     if let Some(reference) = node.attribute("location") {
-                        let imported = location.join(reference, root)?;
+                        let imported = location.join(reference, root, &self.allow_hosts)?;
                         self.document(&imported, root, loader)?;
                     }
                 }
@@ -258,7 +264,7 @@ impl Definitions {
             {
                 continue;
             }
-            let imported = location.join(reference, root)?;
+            let imported = location.join(reference, root, &self.allow_hosts)?;
             self.document(&imported, root, loader)?;
         }
         Ok(())

@@ -9,7 +9,7 @@
 //! document (`loadgen suite cases` reads files and fetches URLs).
 //!
 //! # Map
-//! - [`location`]: where a document is, and which imports may be followed (those within it).
+//! - [`location`]: where a document is, and which imports may be followed.
 //! - `definitions`: the WSDL's messages, port types, SOAP bindings and services, with its imports.
 //! - `schema`: the XML Schema model of its types.
 //! - `sample`: an instance of an element, valid against the schema.
@@ -56,6 +56,8 @@ pub struct Options {
     /// Refuse the WSDL when any request-response operation cannot be written, rather than
     /// skip that operation and write the others.
     pub strict: bool,
+    /// Hosts besides the WSDL's own whose documents its imports may fetch.
+    pub allow_hosts: Vec<String>,
 }
 
 impl Default for Options {
@@ -64,6 +66,7 @@ impl Default for Options {
             size: 3,
             binding: None,
             strict: false,
+            allow_hosts: Vec::new(),
         }
     }
 }
@@ -98,10 +101,12 @@ pub enum WsdlError {
     },
     #[error("the WSDL has no {what}")]
     Missing { what: String },
-    #[error(
-        "{reference} is outside {root}: only relative references within the WSDL's location are followed"
-    )]
-    Outside { reference: String, root: String },
+    #[error("{reference} (imported from within {root}) is not read: {why}")]
+    Outside {
+        reference: String,
+        root: String,
+        why: String,
+    },
     #[error(
         "the requests would pass {limit_mb} MB in all at --size {size} (repeated elements nest, or a length is that long): lower the size"
     )]
@@ -131,7 +136,8 @@ pub fn generate(
     loader: &mut dyn Loader,
     options: &Options,
 ) -> Result<Generated, WsdlError> {
-    let (definitions, bindings) = definitions::Definitions::read(location, loader)?;
+    let (definitions, bindings) =
+        definitions::Definitions::read(location, loader, &options.allow_hosts)?;
     let bindings: Vec<_> = match &options.binding {
         Some(name) => {
             let chosen: Vec<_> = bindings

@@ -100,6 +100,7 @@ pub(crate) fn check_with(
             size,
             binding: None,
             strict,
+            allow_hosts: Vec::new(),
         },
     );
     match (want, generated) {
@@ -481,6 +482,39 @@ fn hostile_wsdls_are_refused_or_read_within_their_limits() {
             ],
             3,
             Want::Refused(&["pass 64 MB in all (at big.xsd)"]),
+        ),
+        // Imports: a relative one anywhere on the file system (ONVIF's layout), never an
+        // absolute path, another scheme or another host.
+        (
+            "a relative import above the WSDL's folder",
+            vec![
+                ("w.wsdl", wsdl(r#"<xsd:include schemaLocation="../../ver10/schema/types.xsd"/>"#, &["Op"], None)),
+                ("../../ver10/schema/types.xsd", r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" targetNamespace="urn:t" elementFormDefault="qualified"><xsd:element name="Req" type="xsd:int"/></xsd:schema>"#.to_owned()),
+            ],
+            3,
+            Want::Cases {
+                tests: &["Op"],
+                files: &["Op.xml"],
+                holds: &[r#"<Req xmlns="urn:t">1</Req>"#],
+            },
+        ),
+        (
+            "an absolute path",
+            vec![("w.wsdl", wsdl(r#"<xsd:include schemaLocation="/etc/passwd"/>"#, &["Op"], None))],
+            3,
+            Want::Refused(&["/etc/passwd (imported from within w.wsdl) is not read: an absolute path is not followed"]),
+        ),
+        (
+            "a file: URL",
+            vec![("w.wsdl", wsdl(r#"<xsd:include schemaLocation="file:///etc/passwd"/>"#, &["Op"], None))],
+            3,
+            Want::Refused(&["only http:// and https:// are fetched"]),
+        ),
+        (
+            "another host, not named",
+            vec![("w.wsdl", wsdl(r#"<xsd:include schemaLocation="http://169.254.169.254/latest/meta-data"/>"#, &["Op"], None))],
+            3,
+            Want::Refused(&["--allow-host 169.254.169.254"]),
         ),
         // Names: every case its own file, and nothing malformed written.
         (
