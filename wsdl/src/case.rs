@@ -173,7 +173,7 @@ fn sampled(
         SoapVersion::Soap11 => SOAP11_ENVELOPE,
         SoapVersion::Soap12 => SOAP12_ENVELOPE,
     };
-    let mut out = format!("<soap:Envelope xmlns:soap=\"{ns}\"><soap:Body>");
+    let mut out = format!("<soap:Envelope xmlns:soap=\"{ns}\">");
     let mut sampler = Sampler::new(schemas, size, budget);
     let in_operation = |error: WsdlError| match error {
         WsdlError::Unsupported {
@@ -187,6 +187,20 @@ fn sampled(
         },
         other => other,
     };
+    // The input's header blocks, each a sample of its part, as a body's part is written.
+    if !operation.headers.is_empty() {
+        out.push_str("<soap:Header>");
+        for part in &operation.headers {
+            match part {
+                Part::Element { element } => sampler.global(element, "", &mut out)?,
+                Part::Type { name, ty } => {
+                    sampler.typed(&QName::new("", name), ty, "", &mut out)?;
+                }
+            }
+        }
+        out.push_str("</soap:Header>");
+    }
+    out.push_str("<soap:Body>");
     if operation.rpc {
         out.push('<');
         out.push_str(&operation.name);

@@ -48,6 +48,8 @@ pub(crate) struct BoundOperation {
     pub(crate) namespace: String,
     pub(crate) input: Vec<Part>,
     pub(crate) output: Option<Vec<Part>>,
+    /// The input's header blocks (`soap:header`), each a message's part.
+    pub(crate) headers: Vec<Part>,
     /// What its binding says that is not supported: the operation is skipped, saying why.
     pub(crate) unsupported: Vec<WsdlError>,
 }
@@ -66,6 +68,8 @@ pub(crate) struct Binding {
 pub(crate) struct Definitions {
     pub(crate) schemas: Schemas,
     messages: HashMap<QName, Vec<Part>>,
+    /// The same parts by name, for the headers that name them.
+    message_parts: HashMap<QName, Vec<(String, Part)>>,
     /// Port type -> operation -> (input message, output message).
     port_types: HashMap<QName, HashMap<String, (QName, Option<QName>)>>,
     /// The SOAP bindings as written, joined to their port types once every document is in.
@@ -181,9 +185,14 @@ impl Definitions {
                     let parts = node
                         .children()
                         .filter(|n| n.is_element() && n.tag_name().name() == "part")
-                        .map(|part| self.part(part, &document))
+                        .map(|part| {
+                            let name = part.attribute("name").unwrap_or_default().to_owned();
+                            self.part(part, &document).map(|read| (name, read))
+                        })
                         .collect::<Result<Vec<_>, _>>()?;
-                    self.messages.insert(name(), parts);
+                    self.messages
+                        .insert(name(), parts.iter().map(|(_, part)| part.clone()).collect());
+                    self.message_parts.insert(name(), parts);
                 }
                 "portType" => {
                     let mut operations = HashMap::new();
@@ -332,14 +341,48 @@ impl Definitions {
                             what: format!("message {message}"),
                         })
                 };
+                let mut unsupported = op.unsupported.clone();
+                let mut headers = Vec::new();
+                for (message, part, line) in &op.headers {
+                    let named = self
+                        .message_parts
+                        .get(message)
+                        .and_then(|parts| parts.iter().find(|(name, _)| name == part));
+                    match named {
+                        Some((_, part)) => headers.push(part.clone()),
+                        None => unsupported.push(WsdlError::Malformed {
+                            what: format!(
+                                "the soap:header of operation {} names part {part:?} of message {message}, which the WSDL lacks",
+                                op.name
+                            ),
+                            document: raw.document.clone(),
+                            line: *line,
+                        }),
+                    }
+                }
+                let body = match &op.body_parts {
+                    None => parts(input)?,
+                    Some(names) => {
+                        let all = self.message_parts.get(input).cloned().unwrap_or_default();
+                        names
+                            .iter()
+                            .filter_map(|name| {
+                                all.iter()
+                                    .find(|(part, _)| part == name)
+                                    .map(|(_, p)| p.clone())
+                            })
+                            .collect()
+                    }
+                };
                 operations.push(BoundOperation {
                     name: op.name.clone(),
                     action: op.action.clone(),
                     rpc: op.rpc,
                     namespace: op.namespace.clone(),
-                    input: parts(input)?,
+                    input: body,
                     output: output.as_ref().map(parts).transpose()?,
-                    unsupported: op.unsupported.clone(),
+                    headers,
+                    unsupported,
                 });
             }
             bindings.push(Binding {
@@ -362,6 +405,8 @@ impl Definitions {
 #[derive(Debug)]
 struct RawBinding {
     name: QName,
+    /// The document it is in, for what is said of its lines.
+    document: String,
     port_type: QName,
     version: SoapVersion,
     operations: Vec<RawOperation>,
@@ -373,6 +418,10 @@ struct RawOperation {
     action: String,
     rpc: bool,
     namespace: String,
+    /// The input's `soap:header`s: message, part, and the line that names them.
+    headers: Vec<(QName, String, u32)>,
+    /// The input's `soap:body parts=`: the parts the body holds (all when `None`).
+    body_parts: Option<Vec<String>>,
     unsupported: Vec<WsdlError>,
 }
 
@@ -432,6 +481,8 @@ impl RawBinding {
             let rpc = soap_op.and_then(|n| n.attribute("style")).unwrap_or(style) == "rpc";
             let mut namespace = String::new();
             let mut problems = Vec::new();
+            let mut headers = Vec::new();
+            let mut body_parts = None;
             for io in operation
                 .children()
                 .filter(|n| is(n, "input") || is(n, "output"))
@@ -447,24 +498,34 @@ impl RawBinding {
                                     ),
                                 ));
                             }
-                            if ext.attribute("parts").is_some() {
-                                problems.push(unsupported(
-                                    ext,
-                                    format!(
-                                        "soap:body parts= (a body of some of the parts) in operation {op_name}"
-                                    ),
-                                ));
-                            }
                             if is(&io, "input") {
                                 namespace =
                                     ext.attribute("namespace").unwrap_or_default().to_owned();
+                                body_parts = ext.attribute("parts").map(|parts| {
+                                    parts.split_whitespace().map(str::to_owned).collect()
+                                });
                             }
                         }
                         "header" if is(&io, "input") => {
-                            problems.push(unsupported(
-                                ext,
-                                format!("soap:header in operation {op_name}'s input"),
-                            ));
+                            let message = ext.attribute("message").and_then(|m| resolve(ext, m));
+                            match (message, ext.attribute("part")) {
+                                _ if ext.attribute("use") == Some("encoded") => {
+                                    problems.push(unsupported(
+                                        ext,
+                                        format!(
+                                            "a SOAP-encoded soap:header in operation {op_name}"
+                                        ),
+                                    ));
+                                }
+                                (Some(message), Some(part)) => {
+                                    headers.push((message, part.to_owned(), line_of(ext)));
+                                }
+                                _ => problems.push(malformed(
+                                    ext,
+                                    document,
+                                    "a soap:header's message or part",
+                                )),
+                            }
                         }
                         "multipartRelated" => {
                             problems.push(unsupported(
@@ -481,11 +542,14 @@ impl RawBinding {
                 action,
                 rpc,
                 namespace,
+                headers,
+                body_parts,
                 unsupported: problems,
             });
         }
         Ok(Some(RawBinding {
             name,
+            document: document.to_owned(),
             port_type,
             version,
             operations,

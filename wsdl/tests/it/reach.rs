@@ -97,16 +97,30 @@ fn only_what_an_operation_reaches_is_judged() {
             },
         ),
         (
-            "a soap:header in one operation's input: that one skipped",
+            "a soap:header in one operation's input: a header block in its envelope",
             operations(PLAIN, &[("Get", "Plain"), ("Auth", "Plain")]).replacen(
                 r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input>"#,
                 r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input><soap:header message="tns:GetIn" part="p" use="literal"/>"#,
                 1,
             ),
             false,
+            Want::Cases {
+                tests: &["Get", "Auth"],
+                files: &["Get.xml", "Auth.xml"],
+                holds: &[r#"<soap:Header><Plain xmlns="urn:t"><n>1</n></Plain></soap:Header><soap:Body><Plain xmlns="urn:t"><n>2</n></Plain></soap:Body>"#],
+            },
+        ),
+        (
+            "a soap:header naming a part its message lacks",
+            operations(PLAIN, &[("Get", "Plain"), ("Auth", "Plain")]).replacen(
+                r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input>"#,
+                r#"<operation name="Auth"><soap:operation soapAction="urn:Auth"/><input><soap:header message="tns:GetIn" part="nope" use="literal"/>"#,
+                1,
+            ),
+            false,
             Want::Skips {
                 tests: &["Get"],
-                skipped: &[&["Auth (B): ", "not supported: soap:header in operation Auth's input"]],
+                skipped: &[&["Auth (B): ", "names part \"nope\" of message {urn:t}GetIn, which the WSDL lacks"]],
             },
         ),
         (
