@@ -12,12 +12,15 @@
 //! - [`location`]: where a document is, and which imports may be followed.
 //! - `definitions`: the WSDL's messages, port types, SOAP bindings and services, with its imports.
 //! - `schema`: the XML Schema model of its types.
+//! - `pattern`: a value of an `xsd:pattern`, from the expression's syntax tree, checked
+//!   against the expression.
 //! - `sample`: an instance of an element, valid against the schema.
 //! - `case`: the envelope, the headers and the manifest entry of each operation.
 
 mod case;
 mod definitions;
 pub mod location;
+mod pattern;
 mod sample;
 mod schema;
 

@@ -421,9 +421,14 @@ impl<'a> Sampler<'a> {
                 max,
                 min_length,
                 max_length,
+                pattern,
             } => {
                 if let Some(first) = enumeration.first() {
                     return Ok(first.clone());
+                }
+                if let Some(pattern) = pattern {
+                    let base_value = self.value_of(base).ok();
+                    return Ok(pattern.value(base_value));
                 }
                 if let Some(min) = min {
                     return Ok(min.clone());

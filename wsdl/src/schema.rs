@@ -81,6 +81,8 @@ pub(crate) enum Simple {
         max: Option<String>,
         min_length: Option<usize>,
         max_length: Option<usize>,
+        /// The first `xsd:pattern`, read (a value is known to match it).
+        pattern: Option<crate::pattern::Pattern>,
     },
     List(TypeRef),
     /// The first member type is the one sampled.
@@ -404,7 +406,7 @@ impl Reader<'_> {
                         "maxInclusive" => max = Some(value),
                         "minLength" | "length" => min_length = value.parse().ok(),
                         "maxLength" => max_length = value.parse().ok(),
-                        "pattern" => pattern = Some(facet),
+                        "pattern" => pattern = pattern.or(Some(facet)),
                         "minExclusive" | "maxExclusive" => {
                             return Err(self.error(
                                 facet,
@@ -417,10 +419,30 @@ impl Reader<'_> {
                         max_length = min_length;
                     }
                 }
-                // A pattern cannot be sampled in general; an enumeration beside it can.
-                if let (Some(pattern), true) = (pattern, enumeration.is_empty()) {
-                    return Err(self.error(pattern, "xsd:pattern"));
-                }
+                // An enumeration gives the value; else the first pattern does, when a value it
+                // matches can be written from it.
+                let pattern = match (pattern, enumeration.is_empty()) {
+                    (Some(facet), true) => {
+                        let expression = facet.attribute("value").unwrap_or_default();
+                        let read = crate::pattern::Pattern::read(expression).map_err(|why| {
+                            self.error(facet, &format!("xsd:pattern {expression:?}: {why}"))
+                        })?;
+                        let value = &read.shortest;
+                        let chars = value.chars().count();
+                        if min_length.is_some_and(|min| chars < min)
+                            || max_length.is_some_and(|max| chars > max)
+                        {
+                            return Err(self.error(
+                                facet,
+                                &format!(
+                                    "xsd:pattern {expression:?} with a length its shortest value {value:?} does not meet"
+                                ),
+                            ));
+                        }
+                        Some(read)
+                    }
+                    _ => None,
+                };
                 Ok(Simple::Restriction {
                     base,
                     enumeration,
@@ -428,6 +450,7 @@ impl Reader<'_> {
                     max,
                     min_length,
                     max_length,
+                    pattern,
                 })
             }
             "list" => Ok(Simple::List(self.member(derivation, "itemType")?)),

@@ -173,6 +173,8 @@ fn good() -> Vec<(PathBuf, u32, Vec<Want>, &'static [&'static str])> {
                                 "</line><line>",
                                 "<sizes>",
                                 "<placed>2026-01-01T12:00:00Z</placed><note>",
+                                // Patterns: the shortest value, or the base's own when it matches.
+                                "</note><reference>00000000-0000-0000-0000-000000000000</reference><wait>PT1S</wait>",
                             ],
                         },
                         Want {
