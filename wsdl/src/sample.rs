@@ -34,6 +34,7 @@ pub(crate) struct Sampler<'a> {
 enum Open {
     Type(QName),
     Element(QName),
+    Group(QName),
 }
 
 /// How deep a document may nest before the sampler gives up (a schema whose recursion is
@@ -233,6 +234,26 @@ impl<'a> Sampler<'a> {
         }
         for complex in chain.iter().rev() {
             into.extend(complex.attributes.iter().cloned());
+            // Attribute groups, each once, however they refer to each other.
+            let mut groups: Vec<QName> = complex.attribute_groups.clone();
+            let mut seen = std::collections::HashSet::new();
+            while let Some(name) = groups.pop() {
+                if !seen.insert(name.clone()) {
+                    continue;
+                }
+                match self.schemas.attribute_groups.get(&name) {
+                    Some(Ok(group)) => {
+                        into.extend(group.attributes.iter().cloned());
+                        groups.extend(group.groups.iter().cloned());
+                    }
+                    Some(Err(errors)) => return Err(errors[0].clone()),
+                    None => {
+                        return Err(WsdlError::Missing {
+                            what: format!("attribute group {name}"),
+                        });
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -341,6 +362,42 @@ impl<'a> Sampler<'a> {
                     }
                 }
             }
+            Term::GroupRef(name) => {
+                let group = match self.schemas.groups.get(name) {
+                    Some(Ok(group)) => group.clone(),
+                    Some(Err(errors)) => {
+                        let errors = errors.clone();
+                        self.reached(&errors);
+                        return Ok(());
+                    }
+                    None => {
+                        self.reached(&[WsdlError::Missing {
+                            what: format!("group {name}"),
+                        }]);
+                        return Ok(());
+                    }
+                };
+                // A group within itself: only as often as it must be.
+                let open = Open::Group(name.clone());
+                let times = if self.stack.contains(&open) {
+                    occurs.min
+                } else {
+                    times
+                };
+                self.deeper(|| format!("group {name}"))?;
+                self.stack.push(open);
+                let mut written = Ok(());
+                for _ in 0..times {
+                    let before = out.len();
+                    written = self.particle(&group, ns, out);
+                    if written.is_err() || out.len() == before {
+                        break;
+                    }
+                }
+                self.stack.pop();
+                self.depth -= 1;
+                written?;
+            }
             Term::Any if occurs.min == 0 => {}
             Term::Any => {
                 return Err(unsupported("a required xsd:any"));
@@ -372,7 +429,23 @@ impl<'a> Sampler<'a> {
 
     /// Whether writing `term` would write a named type already being written.
     fn recurses(&self, term: &Term) -> bool {
+        self.recurses_within(term, 0)
+    }
+
+    /// [`Sampler::recurses`], looking at most [`MAX_DEPTH`] groups deep (groups may refer to
+    /// each other in a cycle).
+    fn recurses_within(&self, term: &Term, groups: usize) -> bool {
+        if groups > MAX_DEPTH {
+            return false;
+        }
         match term {
+            Term::GroupRef(name) => match self.schemas.groups.get(name) {
+                Some(Ok(group)) => group
+                    .items
+                    .iter()
+                    .any(|(term, _)| self.recurses_within(term, groups + 1)),
+                _ => false,
+            },
             Term::Element(element) => match &element.ty {
                 TypeRef::Named(name) => self.stack.contains(&Open::Type(name.clone())),
                 TypeRef::Element(global) => {
@@ -384,7 +457,10 @@ impl<'a> Sampler<'a> {
                 }
                 TypeRef::Anonymous(_) => false,
             },
-            Term::Group(particle) => particle.items.iter().any(|(term, _)| self.recurses(term)),
+            Term::Group(particle) => particle
+                .items
+                .iter()
+                .any(|(term, _)| self.recurses_within(term, groups)),
             Term::Any => false,
         }
     }

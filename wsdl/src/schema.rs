@@ -2,8 +2,9 @@
 //! global elements, named and anonymous complex types (sequence, choice, all, nested groups,
 //! complexContent extension and restriction, simpleContent, attributes), simple types
 //! (restrictions with enumerations and bounds, lists, unions), element references and
-//! `elementFormDefault`. What it does not read (`xsd:group` references, attribute groups,
-//! substitution groups, patterns without an enumeration) is an error naming the construct.
+//! `elementFormDefault`, model and attribute groups by reference, patterns. What it does not read
+//! (substitution groups, a pattern no value is written for) is an error naming the construct,
+//! kept with the global declaration it is in until an operation reaches it.
 
 use std::collections::HashMap;
 
@@ -98,6 +99,15 @@ pub(crate) struct Complex {
     pub(crate) text: Option<QName>,
     /// Required attributes: name and type.
     pub(crate) attributes: Vec<(String, QName)>,
+    /// `xsd:attributeGroup ref=`: more required attributes, by the group's name.
+    pub(crate) attribute_groups: Vec<QName>,
+}
+
+/// A global `xsd:attributeGroup`: its required attributes and the groups it refers to.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AttributeGroup {
+    pub(crate) attributes: Vec<(String, QName)>,
+    pub(crate) groups: Vec<QName>,
 }
 
 /// A model group and how often it occurs.
@@ -119,6 +129,8 @@ pub(crate) enum Group {
 pub(crate) enum Term {
     Element(Element),
     Group(Particle),
+    /// `xsd:group ref=`: a global model group, by name.
+    GroupRef(QName),
     Any,
 }
 
@@ -127,6 +139,9 @@ pub(crate) enum Term {
 pub(crate) struct Schemas {
     pub(crate) elements: HashMap<QName, Element>,
     pub(crate) types: HashMap<QName, Type>,
+    /// Global model groups, or why one could not be read.
+    pub(crate) groups: HashMap<QName, Result<Particle, Vec<WsdlError>>>,
+    pub(crate) attribute_groups: HashMap<QName, Result<AttributeGroup, Vec<WsdlError>>>,
 }
 
 impl Schemas {
@@ -165,6 +180,19 @@ impl Schemas {
                 "simpleType" => {
                     let ty = deferred(reader.simple(child).map(Type::Simple));
                     self.types.insert(name, ty);
+                }
+                "group" => {
+                    let model = child
+                        .children()
+                        .find(|c| is_derivation(c))
+                        .ok_or_else(|| reader.error(child, "an xsd:group without a model"))
+                        .and_then(|model| reader.particle(model));
+                    self.groups.insert(name, model.map_err(|error| vec![error]));
+                }
+                "attributeGroup" => {
+                    let group = reader.attribute_group(child);
+                    self.attribute_groups
+                        .insert(name, group.map_err(|error| vec![error]));
                 }
                 // What no operation names directly is read where it is used.
                 _ => {}
@@ -286,6 +314,10 @@ impl Reader<'_> {
                                 complex.particle = Some(self.particle(inner)?);
                             }
                             "attribute" => self.attribute(inner, &mut complex)?,
+                            "group" => complex.particle = Some(self.group_ref(inner)?),
+                            "attributeGroup" => {
+                                complex.attribute_groups.push(self.reference(inner)?);
+                            }
                             "annotation" | "anyAttribute" => {}
                             other => return Err(self.error(inner, &format!("xsd:{other}"))),
                         }
@@ -300,13 +332,17 @@ impl Reader<'_> {
                         .ok_or_else(|| self.error(derivation, "a derivation without a base"))?;
                     complex.text = Some(self.qname(derivation, base)?);
                     for attribute in derivation.children().filter(is_xsd) {
-                        if attribute.tag_name().name() == "attribute" {
-                            self.attribute(attribute, &mut complex)?;
+                        match attribute.tag_name().name() {
+                            "attribute" => self.attribute(attribute, &mut complex)?,
+                            "attributeGroup" => {
+                                complex.attribute_groups.push(self.reference(attribute)?);
+                            }
+                            _ => {}
                         }
                     }
                 }
-                "group" => return Err(self.error(part, "xsd:group")),
-                "attributeGroup" => return Err(self.error(part, "xsd:attributeGroup")),
+                "group" => complex.particle = Some(self.group_ref(part)?),
+                "attributeGroup" => complex.attribute_groups.push(self.reference(part)?),
                 "annotation" | "anyAttribute" => {}
                 other => return Err(self.error(part, &format!("xsd:{other}"))),
             }
@@ -343,7 +379,7 @@ impl Reader<'_> {
                 "sequence" | "choice" | "all" => Term::Group(self.particle(item)?),
                 "any" => Term::Any,
                 "annotation" => continue,
-                "group" => return Err(self.error(item, "xsd:group")),
+                "group" => Term::GroupRef(self.reference(item)?),
                 other => return Err(self.error(item, &format!("xsd:{other}"))),
             };
             items.push((term, self.occurs(item)?));
@@ -352,6 +388,45 @@ impl Reader<'_> {
             kind,
             items,
             occurs: self.occurs(node)?,
+        })
+    }
+
+    /// The global declaration a `ref=` names.
+    fn reference(&self, node: Node<'_, '_>) -> Result<QName, WsdlError> {
+        let name = node.attribute("ref").ok_or_else(|| {
+            self.error(
+                node,
+                &format!("an xsd:{} without ref", node.tag_name().name()),
+            )
+        })?;
+        self.qname(node, name)
+    }
+
+    /// A content model that is a group reference: a sequence of that one group.
+    fn group_ref(&self, node: Node<'_, '_>) -> Result<Particle, WsdlError> {
+        Ok(Particle {
+            kind: Group::Sequence,
+            items: vec![(Term::GroupRef(self.reference(node)?), self.occurs(node)?)],
+            occurs: Occurs {
+                min: 1,
+                max: Some(1),
+            },
+        })
+    }
+
+    /// A global `xsd:attributeGroup`'s required attributes and the groups it names.
+    fn attribute_group(&self, node: Node<'_, '_>) -> Result<AttributeGroup, WsdlError> {
+        let mut complex = Complex::default();
+        for child in node.children().filter(is_xsd) {
+            match child.tag_name().name() {
+                "attribute" => self.attribute(child, &mut complex)?,
+                "attributeGroup" => complex.attribute_groups.push(self.reference(child)?),
+                _ => {}
+            }
+        }
+        Ok(AttributeGroup {
+            attributes: complex.attributes,
+            groups: complex.attribute_groups,
         })
     }
 

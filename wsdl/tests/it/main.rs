@@ -175,6 +175,11 @@ fn good() -> Vec<(PathBuf, u32, Vec<Want>, &'static [&'static str])> {
                                 "<placed>2026-01-01T12:00:00Z</placed><note>",
                                 // Patterns: the shortest value, or the base's own when it matches.
                                 "</note><reference>00000000-0000-0000-0000-000000000000</reference><wait>PT1S</wait>",
+                                // A model group and two attribute groups, one naming the other.
+                                r#"<tracking by="sample "#,
+                                r#"" at="2026-01-01"><carrier>sample "#,
+                                "</carrier><service>sample ",
+                                "</service></tracking></PlaceOrder>",
                             ],
                         },
                         Want {
@@ -337,10 +342,14 @@ fn what_is_not_supported_is_named() {
             3,
             &["pattern.wsdl:11:", "not supported: xsd:pattern"],
         ),
+        // A group reference whose group the WSDL lacks.
         (
             "group.wsdl",
             3,
-            &["group.wsdl:11:", "not supported: xsd:group"],
+            &[
+                "no operation could be written",
+                "the WSDL has no group {urn:example:directory}Names",
+            ],
         ),
         // A relative import is followed wherever it leads, as xmllint follows it: here to a
         // file that is not XML, which is said with its path.

@@ -106,7 +106,7 @@ fn only_what_an_operation_reaches_is_judged() {
                 skipped: &[&[
                     "Both (B): ",
                     "w.wsdl:5: not supported: xsd:pattern",
-                    "; w.wsdl:5: not supported: xsd:group",
+                    "; the WSDL has no group {urn:t}G",
                 ]],
             },
         ),
@@ -160,6 +160,48 @@ fn only_what_an_operation_reaches_is_judged() {
     for (name, text, strict, want) in cases {
         check_with(name, vec![("w.wsdl", text)], 3, strict, &want);
     }
+    // Groups that refer to themselves: optional, written once; required, without end.
+    let group = |min: u32| {
+        operations(
+            &format!(
+                r#"<xsd:group name="G"><xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:group ref="tns:G" minOccurs="{min}"/></xsd:sequence></xsd:group><xsd:element name="R"><xsd:complexType><xsd:group ref="tns:G"/></xsd:complexType></xsd:element>"#
+            ),
+            &[("Get", "R")],
+        )
+    };
+    check(
+        "an optional group within itself",
+        vec![("w.wsdl", group(0))],
+        3,
+        &Want::Cases {
+            tests: &["Get"],
+            files: &["Get.xml"],
+            holds: &[r#"<R xmlns="urn:t"><a>1</a></R>"#],
+        },
+    );
+    check(
+        "a required group within itself",
+        vec![("w.wsdl", group(1))],
+        3,
+        &Want::Refused(&["no operation could be written", "nests more than 256 deep"]),
+    );
+    // Attribute groups that name each other: each once.
+    check(
+        "attribute groups in a cycle",
+        vec![(
+            "w.wsdl",
+            operations(
+                r#"<xsd:attributeGroup name="A"><xsd:attribute name="x" type="xsd:int" use="required"/><xsd:attributeGroup ref="tns:B"/></xsd:attributeGroup><xsd:attributeGroup name="B"><xsd:attributeGroup ref="tns:A"/></xsd:attributeGroup><xsd:element name="R"><xsd:complexType><xsd:attributeGroup ref="tns:B"/></xsd:complexType></xsd:element>"#,
+                &[("Get", "R")],
+            ),
+        )],
+        3,
+        &Want::Cases {
+            tests: &["Get"],
+            files: &["Get.xml"],
+            holds: &[r#"<R xmlns="urn:t" x="1"></R>"#],
+        },
+    );
     // A type that cannot be read and is used by nothing: not even read past as an error.
     check(
         "an unknown global construct",
