@@ -495,6 +495,7 @@ impl<'a> Sampler<'a> {
                 enumeration,
                 min,
                 max,
+                digits,
                 min_length,
                 max_length,
                 pattern,
@@ -506,15 +507,20 @@ impl<'a> Sampler<'a> {
                     let base_value = self.value_of(base).ok();
                     return Ok(pattern.value(base_value));
                 }
-                if let Some(min) = min {
-                    return Ok(min.clone());
-                }
                 let mut value = self.value_of(base)?;
-                if let Some(max) = max
-                    && let (Ok(have), Ok(limit)) = (value.parse::<f64>(), max.parse::<f64>())
-                    && have > limit
-                {
-                    value = max.clone();
+                if min.is_some() || max.is_some() || digits.0.is_some() || digits.1.is_some() {
+                    let integral = self.integral(base);
+                    match bounded(&value, min.as_ref(), max.as_ref(), *digits, integral) {
+                        Some(bounded) => value = bounded,
+                        // Not numbers (dates, say): an inclusive bound is itself a value.
+                        None => {
+                            if let Some(bound) = min.as_ref().or(max.as_ref())
+                                && bound.inclusive
+                            {
+                                value = bound.value.clone();
+                            }
+                        }
+                    }
                 }
                 if let Some(min_length) = *min_length {
                     // Checked before it is made: a length may say 4 billion.
@@ -585,6 +591,112 @@ impl<'a> Sampler<'a> {
             }
         })
     }
+}
+
+impl Sampler<'_> {
+    /// Whether values of `ty` are whole numbers: an integer type of XML Schema, or a
+    /// restriction of one.
+    fn integral(&self, ty: &QName) -> bool {
+        let mut ty = ty.clone();
+        for _ in 0..MAX_DEPTH {
+            if ty.ns == XSD {
+                return matches!(
+                    ty.local.as_str(),
+                    "integer"
+                        | "int"
+                        | "long"
+                        | "short"
+                        | "byte"
+                        | "nonNegativeInteger"
+                        | "positiveInteger"
+                        | "nonPositiveInteger"
+                        | "negativeInteger"
+                        | "unsignedLong"
+                        | "unsignedInt"
+                        | "unsignedShort"
+                        | "unsignedByte"
+                );
+            }
+            match self.schemas.types.get(&ty) {
+                Some(Type::Simple(Simple::Restriction { base, .. })) => ty = base.clone(),
+                _ => return false,
+            }
+        }
+        false
+    }
+}
+
+/// `value` (a number) moved within its bounds, and to the digits allowed: the least value past
+/// the lower bound (the next whole number, for an integer type), else the greatest below the
+/// upper one, else the midpoint of an exclusive pair. `None` when the value or the bounds are
+/// not numbers (dates, say), and the value is kept.
+fn bounded(
+    value: &str,
+    min: Option<&crate::schema::Bound>,
+    max: Option<&crate::schema::Bound>,
+    (total_digits, fraction_digits): (Option<u32>, Option<u32>),
+    integral: bool,
+) -> Option<String> {
+    let number = |bound: Option<&crate::schema::Bound>| match bound {
+        Some(bound) => bound
+            .value
+            .parse::<f64>()
+            .ok()
+            .map(|n| Some((n, bound.inclusive))),
+        None => Some(None),
+    };
+    let (low, high) = (number(min)?, number(max)?);
+    let mut n = value.parse::<f64>().ok()?;
+    let step = if integral { 1.0 } else { 0.5 };
+    let above_low =
+        |n: f64| low.is_none_or(|(l, inclusive)| if inclusive { n >= l } else { n > l });
+    let below_high =
+        |n: f64| high.is_none_or(|(h, inclusive)| if inclusive { n <= h } else { n < h });
+    if !above_low(n) {
+        n = match low {
+            Some((l, true)) => l,
+            Some((l, false)) if integral => l.floor() + 1.0,
+            Some((l, false)) => l + step,
+            None => n,
+        };
+    }
+    if !below_high(n) {
+        n = match high {
+            Some((h, true)) => h,
+            Some((h, false)) if integral => h.ceil() - 1.0,
+            Some((h, false)) => h - step,
+            None => n,
+        };
+    }
+    if !above_low(n) || !below_high(n) {
+        // A narrow exclusive pair: between them.
+        let (l, h) = (low?.0, high?.0);
+        n = if integral {
+            (l + 1.0).floor()
+        } else {
+            (l + h) / 2.0
+        };
+    }
+    if integral || fraction_digits == Some(0) {
+        n = n.trunc();
+    }
+    let mut text = if n.fract() == 0.0 {
+        format!("{}", n as i128)
+    } else {
+        format!("{n}")
+    };
+    if let Some(fraction) = fraction_digits
+        && let Some(point) = text.find('.')
+    {
+        let keep = point + 1 + fraction as usize;
+        text.truncate(keep.min(text.len()));
+    }
+    if let Some(total) = total_digits
+        && text.chars().filter(char::is_ascii_digit).count() > total as usize
+    {
+        text = "1".to_owned();
+    }
+    Some(text)
 }
 
 /// What the sampler meets and cannot write; the caller names the operation (no document line

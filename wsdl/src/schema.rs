@@ -78,8 +78,10 @@ pub(crate) enum Simple {
     Restriction {
         base: QName,
         enumeration: Vec<String>,
-        min: Option<String>,
-        max: Option<String>,
+        min: Option<Bound>,
+        max: Option<Bound>,
+        /// `xsd:totalDigits` and `xsd:fractionDigits`.
+        digits: (Option<u32>, Option<u32>),
         min_length: Option<usize>,
         max_length: Option<usize>,
         /// The first `xsd:pattern`, read (a value is known to match it).
@@ -88,6 +90,13 @@ pub(crate) enum Simple {
     List(TypeRef),
     /// The first member type is the one sampled.
     Union(TypeRef),
+}
+
+/// A bound of a value: `xsd:minInclusive` and the like.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Bound {
+    pub(crate) value: String,
+    pub(crate) inclusive: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -473,21 +482,26 @@ impl Reader<'_> {
                 let mut enumeration = Vec::new();
                 let (mut min, mut max, mut min_length, mut max_length) = (None, None, None, None);
                 let mut pattern = None;
+                let mut digits = (None, None);
                 for facet in derivation.children().filter(is_xsd) {
                     let value = facet.attribute("value").unwrap_or_default().to_owned();
+                    let bound = |inclusive| {
+                        Some(Bound {
+                            value: value.trim().to_owned(),
+                            inclusive,
+                        })
+                    };
                     match facet.tag_name().name() {
                         "enumeration" => enumeration.push(value),
-                        "minInclusive" => min = Some(value),
-                        "maxInclusive" => max = Some(value),
+                        "minInclusive" => min = bound(true),
+                        "maxInclusive" => max = bound(true),
+                        "minExclusive" => min = bound(false),
+                        "maxExclusive" => max = bound(false),
+                        "totalDigits" => digits.0 = value.trim().parse().ok(),
+                        "fractionDigits" => digits.1 = value.trim().parse().ok(),
                         "minLength" | "length" => min_length = value.parse().ok(),
                         "maxLength" => max_length = value.parse().ok(),
                         "pattern" => pattern = pattern.or(Some(facet)),
-                        "minExclusive" | "maxExclusive" => {
-                            return Err(self.error(
-                                facet,
-                                "an exclusive bound (xsd:minExclusive, xsd:maxExclusive)",
-                            ));
-                        }
                         _ => {}
                     }
                     if facet.tag_name().name() == "length" {
@@ -523,6 +537,7 @@ impl Reader<'_> {
                     enumeration,
                     min,
                     max,
+                    digits,
                     min_length,
                     max_length,
                     pattern,

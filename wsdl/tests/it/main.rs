@@ -2,6 +2,7 @@
 //! the cases each gives, texts their bodies must hold, their bodies valid against the schema
 //! (by libxml2's xmllint), and what is refused, with the construct named.
 
+mod constructs;
 mod hostile;
 mod reach;
 

@@ -1,0 +1,120 @@
+//! Constructs of XML Schema read for issue 44, each value checked by xmllint against the
+//! schema it was written from: bounds inclusive and exclusive with the digits facets, on
+//! integer, decimal and float bases.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use wsdl::{Location, Options};
+
+/// A WSDL of one operation `Get` taking element `Req` of simple type `T`, whose restriction of
+/// `base` has `facets`; and the schema alone, for xmllint.
+fn documents(base: &str, facets: &str) -> (String, String) {
+    let schema = format!(
+        r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t" elementFormDefault="qualified"><xsd:simpleType name="T"><xsd:restriction base="xsd:{base}">{facets}</xsd:restriction></xsd:simpleType><xsd:element name="Req" type="tns:T"/></xsd:schema>"#
+    );
+    let wsdl = format!(
+        r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tns="urn:t" targetNamespace="urn:t">
+<types>{schema}</types>
+<message name="In"><part name="p" element="tns:Req"/></message>
+<portType name="PT"><operation name="Get"><input message="tns:In"/><output message="tns:In"/></operation></portType>
+<binding name="B" type="tns:PT"><soap:binding transport="http://schemas.xmlsoap.org/soap/http"/><operation name="Get"><soap:operation soapAction="urn:Get"/><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation></binding>
+</definitions>"#
+    );
+    (wsdl, schema)
+}
+
+struct Memory(HashMap<PathBuf, String>);
+
+impl wsdl::Loader for Memory {
+    fn load(&mut self, location: &Location) -> Result<String, String> {
+        match location {
+            Location::File(path) => self.0.get(path).cloned().ok_or_else(|| "none".to_owned()),
+            Location::Url(url) => Err(format!("no network: {url}")),
+        }
+    }
+}
+
+#[test]
+fn bounds_and_digits_give_values_within_them() {
+    // (base, facets, the value written)
+    let cases: &[(&str, &str, &str)] = &[
+        ("int", r#"<xsd:minExclusive value="10"/>"#, "11"),
+        ("int", r#"<xsd:maxExclusive value="0"/>"#, "-1"),
+        (
+            "int",
+            r#"<xsd:minInclusive value="10"/><xsd:maxInclusive value="20"/>"#,
+            "10",
+        ),
+        (
+            "int",
+            r#"<xsd:minExclusive value="4"/><xsd:maxExclusive value="6"/>"#,
+            "5",
+        ),
+        (
+            "long",
+            r#"<xsd:minInclusive value="-5"/><xsd:maxInclusive value="5"/>"#,
+            "1",
+        ),
+        (
+            "decimal",
+            r#"<xsd:minExclusive value="0"/><xsd:maxExclusive value="1"/>"#,
+            "0.5",
+        ),
+        ("decimal", r#"<xsd:maxExclusive value="1"/>"#, "0.5"),
+        ("decimal", r#"<xsd:fractionDigits value="0"/>"#, "1"),
+        (
+            "decimal",
+            r#"<xsd:totalDigits value="2"/><xsd:fractionDigits value="1"/>"#,
+            "1.5",
+        ),
+        (
+            "decimal",
+            r#"<xsd:minInclusive value="100"/><xsd:totalDigits value="5"/>"#,
+            "100",
+        ),
+        ("float", r#"<xsd:minExclusive value="2.5"/>"#, "3"),
+        ("double", r#"<xsd:maxExclusive value="-1"/>"#, "-1.5"),
+        (
+            "date",
+            r#"<xsd:minInclusive value="2030-06-01"/>"#,
+            "2030-06-01",
+        ),
+    ];
+    let xmllint = testkit::require_tool("xmllint", "--version", "libxml2-utils");
+    let tmp = std::env::temp_dir().join(format!("wsdl-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (index, (base, facets, want)) in cases.iter().enumerate() {
+        let (wsdl, schema) = documents(base, facets);
+        let generated = wsdl::generate(
+            &Location::File(PathBuf::from("w.wsdl")),
+            &mut Memory([(PathBuf::from("w.wsdl"), wsdl)].into()),
+            &Options::default(),
+        )
+        .unwrap_or_else(|error| panic!("{base} {facets}: {error}"));
+        let body = &generated.cases[0].body;
+        let payload = format!(r#"<Req xmlns="urn:t">{want}</Req>"#);
+        assert!(body.contains(&payload), "{base} {facets}: {body}");
+        if xmllint {
+            let (xsd, xml) = (
+                tmp.join(format!("{index}.xsd")),
+                tmp.join(format!("{index}.xml")),
+            );
+            std::fs::write(&xsd, &schema).unwrap();
+            std::fs::write(&xml, &payload).unwrap();
+            let output = Command::new("xmllint")
+                .args(["--noout", "--schema"])
+                .arg(&xsd)
+                .arg(&xml)
+                .output()
+                .unwrap();
+            assert!(
+                output.status.success(),
+                "{base} {facets}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
