@@ -7,7 +7,8 @@
 
 use crate::WsdlError;
 use crate::schema::{
-    Complex, Element, Group, Occurs, Particle, QName, Schemas, Simple, Term, Type, TypeRef, XSD,
+    AnyNamespaces, Complex, Element, Group, Occurs, Particle, QName, Schemas, Simple, Term, Type,
+    TypeRef, XSD,
 };
 
 /// Writes instances of a schema's elements.
@@ -398,9 +399,53 @@ impl<'a> Sampler<'a> {
                 self.depth -= 1;
                 written?;
             }
-            Term::Any if occurs.min == 0 => {}
-            Term::Any => {
-                return Err(unsupported("a required xsd:any"));
+            Term::Any { .. } if occurs.min == 0 => {}
+            Term::Any { namespaces, strict } => {
+                let allows = |ns: &str| match namespaces {
+                    AnyNamespaces::Any => true,
+                    AnyNamespaces::Other(target) => !ns.is_empty() && ns != target,
+                    AnyNamespaces::List(list) => list.iter().any(|allowed| allowed == ns),
+                };
+                if *strict {
+                    // A declared global element the wildcard allows and not already being
+                    // written, in name order, so that the choice does not depend on the map's.
+                    let mut declared: Vec<&QName> = self
+                        .schemas
+                        .elements
+                        .keys()
+                        .filter(|name| {
+                            allows(&name.ns)
+                                && !self.stack.contains(&Open::Element((*name).clone()))
+                        })
+                        .collect();
+                    declared.sort();
+                    let Some(name) = declared.first().map(|name| (*name).clone()) else {
+                        return Err(unsupported(
+                            "a required xsd:any processContents=\"strict\" that no declared element meets",
+                        ));
+                    };
+                    self.stack.push(Open::Element(name.clone()));
+                    let mut written = Ok(());
+                    for _ in 0..occurs.min {
+                        written = self.global(&name, ns, out);
+                        if written.is_err() {
+                            break;
+                        }
+                    }
+                    self.stack.pop();
+                    written?;
+                } else {
+                    // lax or skip: an element of an allowed namespace, which nothing validates.
+                    let any_ns = match namespaces {
+                        AnyNamespaces::Any | AnyNamespaces::Other(_) => "urn:wstest:any",
+                        AnyNamespaces::List(list) => list.first().map_or("", String::as_str),
+                    };
+                    for _ in 0..occurs.min {
+                        out.push_str("<any xmlns=\"");
+                        escape(any_ns, out);
+                        out.push_str("\">sample</any>");
+                    }
+                }
             }
         }
         Ok(())
@@ -461,7 +506,7 @@ impl<'a> Sampler<'a> {
                 .items
                 .iter()
                 .any(|(term, _)| self.recurses_within(term, groups)),
-            Term::Any => false,
+            Term::Any { .. } => false,
         }
     }
 
@@ -564,6 +609,8 @@ impl<'a> Sampler<'a> {
                 format!("sample {n}")
             }
             "Name" | "NCName" | "ID" | "IDREF" | "ENTITY" | "NMTOKEN" => format!("sample{n}"),
+            // An unprefixed QName: the default namespace in scope, which every element has.
+            "QName" => format!("sample{n}"),
             "IDREFS" | "ENTITIES" | "NMTOKENS" => format!("sample{n}"),
             "language" => "en".to_owned(),
             "anyURI" => format!("http://example.com/{n}"),

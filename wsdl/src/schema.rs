@@ -140,7 +140,23 @@ pub(crate) enum Term {
     Group(Particle),
     /// `xsd:group ref=`: a global model group, by name.
     GroupRef(QName),
+    /// `xsd:any`: the namespaces an element may be of (`namespace=`, with `##targetNamespace`
+    /// and `##local` resolved), and whether it must be declared (`processContents="strict"`).
+    Any {
+        namespaces: AnyNamespaces,
+        strict: bool,
+    },
+}
+
+/// The namespaces an `xsd:any` allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AnyNamespaces {
+    /// `##any`.
     Any,
+    /// `##other`: any but this one (the target namespace) and none.
+    Other(String),
+    /// A list: these (the empty string for `##local`).
+    List(Vec<String>),
 }
 
 /// Every schema of a WSDL and what it imports and includes, merged.
@@ -386,7 +402,22 @@ impl Reader<'_> {
             let term = match item.tag_name().name() {
                 "element" => Term::Element(self.element(item, false)?),
                 "sequence" | "choice" | "all" => Term::Group(self.particle(item)?),
-                "any" => Term::Any,
+                "any" => Term::Any {
+                    namespaces: match item.attribute("namespace").unwrap_or("##any").trim() {
+                        "##any" => AnyNamespaces::Any,
+                        "##other" => AnyNamespaces::Other(self.target.to_owned()),
+                        list => AnyNamespaces::List(
+                            list.split_whitespace()
+                                .map(|ns| match ns {
+                                    "##targetNamespace" => self.target.to_owned(),
+                                    "##local" => String::new(),
+                                    other => other.to_owned(),
+                                })
+                                .collect(),
+                        ),
+                    },
+                    strict: item.attribute("processContents").unwrap_or("strict") == "strict",
+                },
                 "annotation" => continue,
                 "group" => Term::GroupRef(self.reference(item)?),
                 other => return Err(self.error(item, &format!("xsd:{other}"))),

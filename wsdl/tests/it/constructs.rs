@@ -11,8 +11,15 @@ use wsdl::{Location, Options};
 /// A WSDL of one operation `Get` taking element `Req` of simple type `T`, whose restriction of
 /// `base` has `facets`; and the schema alone, for xmllint.
 fn documents(base: &str, facets: &str) -> (String, String) {
+    documents_of(&format!(
+        r#"<xsd:simpleType name="T"><xsd:restriction base="xsd:{base}">{facets}</xsd:restriction></xsd:simpleType><xsd:element name="Req" type="tns:T"/>"#
+    ))
+}
+
+/// The same WSDL around the declarations `body` (which declare `Req`).
+fn documents_of(body: &str) -> (String, String) {
     let schema = format!(
-        r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t" elementFormDefault="qualified"><xsd:simpleType name="T"><xsd:restriction base="xsd:{base}">{facets}</xsd:restriction></xsd:simpleType><xsd:element name="Req" type="tns:T"/></xsd:schema>"#
+        r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t" elementFormDefault="qualified">{body}</xsd:schema>"#
     );
     let wsdl = format!(
         r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:tns="urn:t" targetNamespace="urn:t">
@@ -33,6 +40,83 @@ impl wsdl::Loader for Memory {
             Location::File(path) => self.0.get(path).cloned().ok_or_else(|| "none".to_owned()),
             Location::Url(url) => Err(format!("no network: {url}")),
         }
+    }
+}
+
+/// Writes the case of `wsdl`, checks that its body holds `payload`, and (with xmllint) that
+/// `payload` is valid against `schema`.
+fn check(name: &str, (wsdl, schema): (String, String), payload: &str, index: usize) {
+    let generated = wsdl::generate(
+        &Location::File(PathBuf::from("w.wsdl")),
+        &mut Memory([(PathBuf::from("w.wsdl"), wsdl)].into()),
+        &Options::default(),
+    )
+    .unwrap_or_else(|error| panic!("{name}: {error}"));
+    let body = &generated.cases[0].body;
+    assert!(body.contains(payload), "{name}: {body}");
+    if !testkit::require_tool("xmllint", "--version", "libxml2-utils") {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("wsdl-constructs-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let (xsd, xml) = (
+        tmp.join(format!("{index}.xsd")),
+        tmp.join(format!("{index}.xml")),
+    );
+    std::fs::write(&xsd, &schema).unwrap();
+    std::fs::write(&xml, payload).unwrap();
+    let output = Command::new("xmllint")
+        .args(["--noout", "--schema"])
+        .arg(&xsd)
+        .arg(&xml)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&xsd);
+    let _ = std::fs::remove_file(&xml);
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Wildcards where required, and the built-in QName.
+#[test]
+fn wildcards_and_qnames_give_valid_values() {
+    let any = |attributes: &str| {
+        documents_of(&format!(
+            r#"<xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:any {attributes}/></xsd:sequence></xsd:complexType></xsd:element><xsd:element name="Extra" type="xsd:string"/>"#
+        ))
+    };
+    let cases: [(&str, (String, String), &str); 5] = [
+        (
+            "lax, any namespace: an element nothing declares",
+            any(r#"processContents="lax""#),
+            r#"<Req xmlns="urn:t"><a>1</a><any xmlns="urn:wstest:any">sample</any></Req>"#,
+        ),
+        (
+            "skip, another namespace",
+            any(r###"namespace="##other" processContents="skip""###),
+            r#"<Req xmlns="urn:t"><a>1</a><any xmlns="urn:wstest:any">sample</any></Req>"#,
+        ),
+        (
+            "strict, the target namespace: a declared element, not the one being written",
+            any(r###"namespace="##targetNamespace""###),
+            r#"<Req xmlns="urn:t"><a>1</a><Extra>sample 2</Extra></Req>"#,
+        ),
+        (
+            "lax, two of a listed namespace",
+            any(r#"namespace="urn:x urn:y" processContents="lax" minOccurs="2" maxOccurs="2""#),
+            r#"<Req xmlns="urn:t"><a>1</a><any xmlns="urn:x">sample</any><any xmlns="urn:x">sample</any></Req>"#,
+        ),
+        (
+            "a QName",
+            documents_of(r#"<xsd:element name="Req" type="xsd:QName"/>"#),
+            r#"<Req xmlns="urn:t">sample1</Req>"#,
+        ),
+    ];
+    for (index, (name, documents, payload)) in cases.into_iter().enumerate() {
+        check(name, documents, payload, 100 + index);
     }
 }
 
