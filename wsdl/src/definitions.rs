@@ -15,8 +15,9 @@ pub(crate) const SOAP11_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
 pub(crate) const SOAP12_BINDING: &str = "http://schemas.xmlsoap.org/wsdl/soap12/";
 
 /// Namespaces whose schemas are the standards' own: imports of them are not followed.
-const STANDARD_NAMESPACES: [&str; 6] = [
+const STANDARD_NAMESPACES: [&str; 7] = [
     "http://schemas.xmlsoap.org/soap/encoding/",
+    "http://www.w3.org/2005/05/xmlmime",
     "http://www.w3.org/2003/05/soap-encoding",
     "http://www.w3.org/XML/1998/namespace",
     "http://schemas.xmlsoap.org/wsdl/",
@@ -273,8 +274,28 @@ impl Definitions {
             {
                 continue;
             }
-            let imported = location.join(reference, root, &self.allow_hosts)?;
-            self.document(&imported, root, loader)?;
+            // A schema import that cannot be read (another host not named, a file that is not
+            // there) refuses nothing by itself: what an operation reaches of its namespace is
+            // said missing, with why. ONVIF's WSDLs import xmlmime and OASIS' schemas by their
+            // absolute addresses.
+            let imported = location
+                .join(reference, root, &self.allow_hosts)
+                .and_then(|imported| self.document(&imported, root, loader));
+            match imported {
+                Ok(()) => {}
+                Err(error @ (WsdlError::Outside { .. } | WsdlError::Load { .. })) => {
+                    // An include's declarations are of the including schema's namespace.
+                    let namespace = import
+                        .attribute("namespace")
+                        .or_else(|| schema.attribute("targetNamespace"))
+                        .unwrap_or_default();
+                    self.schemas
+                        .unread
+                        .entry(namespace.to_owned())
+                        .or_insert_with(|| error.to_string());
+                }
+                Err(error) => return Err(error),
+            }
         }
         Ok(())
     }

@@ -96,9 +96,7 @@ impl<'a> Sampler<'a> {
             .schemas
             .elements
             .get(name)
-            .ok_or_else(|| WsdlError::Missing {
-                what: format!("element {name}"),
-            })?
+            .ok_or_else(|| self.schemas.missing("element", name))?
             .clone();
         self.element(&element, ns, out)
     }
@@ -160,9 +158,7 @@ impl<'a> Sampler<'a> {
                     .schemas
                     .types
                     .get(name)
-                    .ok_or_else(|| WsdlError::Missing {
-                        what: format!("type {name}"),
-                    })?
+                    .ok_or_else(|| self.schemas.missing("type", name))?
                     .clone();
                 self.stack.push(Open::Type(name.clone()));
                 let written = self.content(&ty, &inner_ns, out);
@@ -249,9 +245,7 @@ impl<'a> Sampler<'a> {
                     }
                     Some(Err(errors)) => return Err(errors[0].clone()),
                     None => {
-                        return Err(WsdlError::Missing {
-                            what: format!("attribute group {name}"),
-                        });
+                        return Err(self.schemas.missing("attribute group", &name));
                     }
                 }
             }
@@ -273,9 +267,7 @@ impl<'a> Sampler<'a> {
                     .schemas
                     .types
                     .get(base)
-                    .ok_or_else(|| WsdlError::Missing {
-                        what: format!("type {base}"),
-                    })?
+                    .ok_or_else(|| self.schemas.missing("type", base))?
                     .clone();
                 self.deeper(|| format!("the derivation of type {base}"))?;
                 let written = match base_type {
@@ -372,9 +364,8 @@ impl<'a> Sampler<'a> {
                         return Ok(());
                     }
                     None => {
-                        self.reached(&[WsdlError::Missing {
-                            what: format!("group {name}"),
-                        }]);
+                        let missing = self.schemas.missing("group", name);
+                        self.reached(&[missing]);
                         return Ok(());
                     }
                 };
@@ -527,9 +518,7 @@ impl<'a> Sampler<'a> {
                 self.reached(&errors);
                 Ok(String::new())
             }
-            None => Err(WsdlError::Missing {
-                what: format!("type {ty}"),
-            }),
+            None => Err(self.schemas.missing("type", ty)),
         }
     }
 

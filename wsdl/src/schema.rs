@@ -167,6 +167,21 @@ pub(crate) struct Schemas {
     /// Global model groups, or why one could not be read.
     pub(crate) groups: HashMap<QName, Result<Particle, Vec<WsdlError>>>,
     pub(crate) attribute_groups: HashMap<QName, Result<AttributeGroup, Vec<WsdlError>>>,
+    /// Namespaces whose schema import could not be read, and why.
+    pub(crate) unread: HashMap<String, String>,
+}
+
+impl Schemas {
+    /// A declaration not found: said with why its namespace's schema was not read, if it was
+    /// not.
+    pub(crate) fn missing(&self, kind: &str, name: &QName) -> WsdlError {
+        let why = self.unread.get(&name.ns).map_or_else(String::new, |why| {
+            format!(" (its schema was not read: {why})")
+        });
+        WsdlError::Missing {
+            what: format!("{kind} {name}{why}"),
+        }
+    }
 }
 
 impl Schemas {

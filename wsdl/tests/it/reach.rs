@@ -202,6 +202,27 @@ fn only_what_an_operation_reaches_is_judged() {
             holds: &[r#"<R xmlns="urn:t" x="1"></R>"#],
         },
     );
+    // An import that is not read (another host, not named) refuses only what reaches its
+    // namespace, saying why (ONVIF's WSDLs import xmlmime, XOP and OASIS' schemas so).
+    check(
+        "an import not read",
+        vec![(
+            "w.wsdl",
+            operations(
+                &format!(
+                    r#"<xsd:import namespace="urn:far" schemaLocation="http://far.example/far.xsd"/>{PLAIN}<xsd:element name="Far"><xsd:complexType><xsd:sequence><xsd:element name="x" type="far:T" xmlns:far="urn:far"/></xsd:sequence></xsd:complexType></xsd:element>"#
+                ),
+                &[("Get", "Plain"), ("Reach", "Far")],
+            ),
+        )],
+        3,
+        &Want::Skips {
+            tests: &["Get"],
+            skipped: &[&[
+                "Reach (B): the WSDL has no type {urn:far}T (its schema was not read: http://far.example/far.xsd (imported from within w.wsdl) is not read: another host is read only when named (--allow-host far.example))",
+            ]],
+        },
+    );
     // A type that cannot be read and is used by nothing: not even read past as an error.
     check(
         "an unknown global construct",
