@@ -250,6 +250,10 @@ impl<'a> Sampler<'a> {
                 }
             }
         }
+        // An attribute named twice (by a base and its extension, or by two groups) is written
+        // once: a tag may not repeat one (found by the wsdl_reader fuzz target).
+        let mut names = std::collections::HashSet::new();
+        into.retain(|(name, _)| names.insert(name.clone()));
         Ok(())
     }
 

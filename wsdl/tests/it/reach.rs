@@ -202,6 +202,24 @@ fn only_what_an_operation_reaches_is_judged() {
             holds: &[r#"<R xmlns="urn:t" x="1"></R>"#],
         },
     );
+    // An attribute named by a type and by its group: written once (the wsdl_reader fuzz
+    // target found it written twice, a malformed body).
+    check(
+        "an attribute named twice",
+        vec![(
+            "w.wsdl",
+            operations(
+                r#"<xsd:attributeGroup name="A"><xsd:attribute name="x" type="xsd:int" use="required"/></xsd:attributeGroup><xsd:element name="R"><xsd:complexType><xsd:attribute name="x" type="xsd:int" use="required"/><xsd:attributeGroup ref="tns:A"/></xsd:complexType></xsd:element>"#,
+                &[("Get", "R")],
+            ),
+        )],
+        3,
+        &Want::Cases {
+            tests: &["Get"],
+            files: &["Get.xml"],
+            holds: &[r#"<R xmlns="urn:t" x="1"></R>"#],
+        },
+    );
     // An import that is not read (another host, not named) refuses only what reaches its
     // namespace, saying why (ONVIF's WSDLs import xmlmime, XOP and OASIS' schemas so).
     check(
