@@ -21,7 +21,7 @@ use crate::options::{
 };
 use crate::pace::Rate;
 use crate::shard::Shard;
-use crate::url::{Authority, Scheme, Url};
+use crate::url::{Authority, Scheme, Url, UrlError};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
 use self::values::{ab_seconds, atoi, json_out, weighted_body};
@@ -546,7 +546,10 @@ impl Draft {
             }
             "metrics-hold" => self.output.metrics_hold = Some(duration()?),
             "prom-remote-write" => {
-                let url = Url::parse(value).map_err(|_| bad("expected an http:// URL"))?;
+                let url = Url::parse(value).map_err(|error| match error {
+                    UrlError::Unsendable => bad("a space or a control character in the URL"),
+                    UrlError::Invalid => bad("expected an http:// URL"),
+                })?;
                 if url.scheme != Scheme::Http || !value.contains("://") {
                     return Err(bad(
                         "expected an http:// URL (a Prometheus or an agent near loadgen; https:// is not offered)",

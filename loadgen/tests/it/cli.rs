@@ -543,6 +543,21 @@ fn what_would_inject_bytes_is_refused() {
         };
         assert_eq!(parse(&[url.to_owned()]), Err(expected), "{url:?}");
     }
+    let remote_write = "http://127.0.0.1:9090/api/v1/write\r\nX-Injected: 1";
+    let expected = UsageError {
+        message: format!(
+            "loadgen: --prom-remote-write {remote_write:?}: a space or a control character in the URL"
+        ),
+        exit_code: 22,
+    };
+    assert_eq!(
+        parse(&[
+            "--prom-remote-write".to_owned(),
+            remote_write.to_owned(),
+            URL.to_owned()
+        ]),
+        Err(expected)
+    );
 }
 
 /// For many tests and shard counts, the shares of -n and -c add up to the whole exactly, no
