@@ -21,7 +21,7 @@ use crate::options::{
 };
 use crate::pace::Rate;
 use crate::shard::Shard;
-use crate::url::{Authority, Scheme, Url, UrlError};
+use crate::url::{Authority, Scheme, Url};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
 use self::values::{ab_seconds, atoi, json_out, weighted_body};
@@ -432,7 +432,7 @@ impl Draft {
                 }
             }
             b'T' => {
-                crate::request::check_field("Content-type", value)
+                crate::field::check_field("Content-type", value)
                     .map_err(|why| UsageError::usage(format!("loadgen: -T: {why}")))?;
                 self.request.content_type = value.to_owned();
             }
@@ -448,7 +448,7 @@ impl Draft {
                 *slot = value.to_owned();
             }
             b'C' => {
-                crate::request::check_field("Cookie", value)
+                crate::field::check_field("Cookie", value)
                     .map_err(|why| UsageError::usage(format!("loadgen: -C: {why}")))?;
                 self.request.cookie = Some(value.to_owned());
             }
@@ -546,10 +546,7 @@ impl Draft {
             }
             "metrics-hold" => self.output.metrics_hold = Some(duration()?),
             "prom-remote-write" => {
-                let url = Url::parse(value).map_err(|error| match error {
-                    UrlError::Unsendable => bad("a space or a control character in the URL"),
-                    UrlError::Invalid => bad("expected an http:// URL"),
-                })?;
+                let url = Url::parse(value).map_err(|error| bad(&error.to_string()))?;
                 if url.scheme != Scheme::Http || !value.contains("://") {
                     return Err(bad(
                         "expected an http:// URL (a Prometheus or an agent near loadgen; https:// is not offered)",

@@ -39,9 +39,9 @@ pub fn exchange(
     limits: Limits,
 ) -> anyhow::Result<(u16, Vec<u8>)> {
     for header in headers {
-        crate::request::check_header_line(header).map_err(anyhow::Error::msg)?;
+        crate::field::check_header_line(header).map_err(anyhow::Error::msg)?;
     }
-    crate::request::check_target(&url.path).map_err(anyhow::Error::msg)?;
+    crate::field::check_target(&url.path).map_err(anyhow::Error::msg)?;
     let deadline = Instant::now() + limits.deadline;
     let addr = (url.host.as_str(), url.port)
         .to_socket_addrs()

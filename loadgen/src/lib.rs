@@ -15,6 +15,8 @@
 //!   seeded order that numbers them ([`mix::Picker`]).
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
+//! - `field`: what may go on the wire in a request's head (a field's name and value, a path),
+//!   checked where it is read and where a request is built.
 //! - `request`: the request bytes, built once.
 //! - [`exchange`]: one request and its whole answer on a blocking socket (TLS for https).
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
@@ -40,6 +42,7 @@ pub mod cli;
 pub mod clock;
 mod engine;
 pub mod exchange;
+mod field;
 pub mod http;
 pub mod http2;
 pub mod json;

@@ -243,7 +243,7 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
     let path = match path.as_str() {
         "-" => None,
         path if path.starts_with('/') => {
-            crate::request::check_target(path)?;
+            crate::field::check_target(path)?;
             Some(path.to_owned())
         }
         path => return Err(format!("the path {path:?} does not start with /")),
@@ -268,7 +268,7 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
             .ok_or_else(|| format!("{option} wants a value"))?;
         match option.as_str() {
             "-T" => {
-                crate::request::check_field("Content-type", value)
+                crate::field::check_field("Content-type", value)
                     .map_err(|why| format!("-T: {why}"))?;
                 part.content_type = Some(value.clone());
             }

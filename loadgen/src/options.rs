@@ -194,12 +194,12 @@ pub struct Header {
 
 impl Header {
     /// `Name: value`; refused without a colon, with a name that is not an HTTP token, or with
-    /// a control character in the value (see [`crate::request::check_field`]).
+    /// a control character in the value (see [`crate::field::check_field`]).
     pub fn parse(line: &str) -> Result<Header, String> {
         let (name, raw_value) = line
             .split_once(':')
             .ok_or_else(|| "expected Name: value".to_owned())?;
-        crate::request::check_field(name, raw_value)?;
+        crate::field::check_field(name, raw_value)?;
         Ok(Header {
             name: name.to_owned(),
             raw_value: raw_value.to_owned(),

@@ -10,11 +10,15 @@
 //!
 //! # Map
 //! - [`location`]: where a document is, and which imports may be followed.
-//! - `definitions`: the WSDL's messages, port types, SOAP bindings and services, with its imports.
-//! - `schema`: the XML Schema model of its types.
+//! - `definitions`: the WSDL's messages, port types, SOAP bindings and services, with its
+//!   imports; `definitions/binding.rs` a binding's operations as written,
+//!   `definitions/xml.rs` a document parsed within its limits.
+//! - `schema`: the XML Schema model of its types; `schema/names.rs` qualified names and
+//!   where a node is, `schema/groups.rs` group references.
 //! - `pattern`: a value of an `xsd:pattern`, from the expression's syntax tree, checked
 //!   against the expression.
-//! - `sample`: an instance of an element, valid against the schema.
+//! - `sample`: an instance of an element, valid against the schema; `sample/values.rs` the
+//!   values of simple types.
 //! - `case`: the envelope, the headers and the manifest entry of each operation.
 
 mod case;

@@ -12,33 +12,12 @@ use roxmltree::Node;
 
 use crate::WsdlError;
 
+mod groups;
+mod names;
+
+pub(crate) use names::{QName, check_ncname, line_of, resolve};
+
 pub(crate) const XSD: &str = "http://www.w3.org/2001/XMLSchema";
-
-/// A namespace and a local name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct QName {
-    pub(crate) ns: String,
-    pub(crate) local: String,
-}
-
-impl QName {
-    pub(crate) fn new(ns: &str, local: &str) -> QName {
-        QName {
-            ns: ns.to_owned(),
-            local: local.to_owned(),
-        }
-    }
-}
-
-impl std::fmt::Display for QName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.ns.is_empty() {
-            f.write_str(&self.local)
-        } else {
-            write!(f, "{{{}}}{}", self.ns, self.local)
-        }
-    }
-}
 
 /// How many times an item may occur; `max` is `None` for `unbounded`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -446,45 +425,6 @@ impl Reader<'_> {
         })
     }
 
-    /// The global declaration a `ref=` names.
-    fn reference(&self, node: Node<'_, '_>) -> Result<QName, WsdlError> {
-        let name = node.attribute("ref").ok_or_else(|| {
-            self.error(
-                node,
-                &format!("an xsd:{} without ref", node.tag_name().name()),
-            )
-        })?;
-        self.qname(node, name)
-    }
-
-    /// A content model that is a group reference: a sequence of that one group.
-    fn group_ref(&self, node: Node<'_, '_>) -> Result<Particle, WsdlError> {
-        Ok(Particle {
-            kind: Group::Sequence,
-            items: vec![(Term::GroupRef(self.reference(node)?), self.occurs(node)?)],
-            occurs: Occurs {
-                min: 1,
-                max: Some(1),
-            },
-        })
-    }
-
-    /// A global `xsd:attributeGroup`'s required attributes and the groups it names.
-    fn attribute_group(&self, node: Node<'_, '_>) -> Result<AttributeGroup, WsdlError> {
-        let mut complex = Complex::default();
-        for child in node.children().filter(is_xsd) {
-            match child.tag_name().name() {
-                "attribute" => self.attribute(child, &mut complex)?,
-                "attributeGroup" => complex.attribute_groups.push(self.reference(child)?),
-                _ => {}
-            }
-        }
-        Ok(AttributeGroup {
-            attributes: complex.attributes,
-            groups: complex.attribute_groups,
-        })
-    }
-
     fn occurs(&self, node: Node<'_, '_>) -> Result<Occurs, WsdlError> {
         let number = |text: &str| {
             text.trim()
@@ -621,45 +561,4 @@ impl Reader<'_> {
 fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'input>> {
     node.children()
         .find(|child| is_xsd(child) && child.tag_name().name() == name)
-}
-
-/// Whether `name` is an XML NCName (a name without a colon): a letter or `_`, then letters,
-/// digits, `.`, `-`, `_` and the other name characters of XML 1.0 fifth edition.
-pub(crate) fn check_ncname(name: &str) -> Result<(), String> {
-    let start = |ch: char| {
-        ch.is_ascii_alphabetic()
-            || ch == '_'
-            || matches!(ch as u32, 0xC0..=0xD6 | 0xD8..=0xF6 | 0xF8..=0x2FF | 0x370..=0x37D
-                | 0x37F..=0x1FFF | 0x200C..=0x200D | 0x2070..=0x218F | 0x2C00..=0x2FEF
-                | 0x3001..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFFD | 0x10000..=0xEFFFF)
-    };
-    let rest = |ch: char| {
-        start(ch)
-            || ch.is_ascii_digit()
-            || matches!(ch, '-' | '.' | '\u{B7}')
-            || matches!(ch as u32, 0x300..=0x36F | 0x203F..=0x2040)
-    };
-    let mut chars = name.chars();
-    match chars.next() {
-        Some(first) if start(first) && chars.all(rest) => Ok(()),
-        _ => Err(format!("{name:?} is not an XML name (an NCName)")),
-    }
-}
-
-/// `prefix:local` (or `local`, in the default namespace) resolved at `node`.
-pub(crate) fn resolve(node: Node<'_, '_>, text: &str) -> Option<QName> {
-    let (prefix, local) = match text.split_once(':') {
-        Some((prefix, local)) => (Some(prefix), local),
-        None => (None, text),
-    };
-    let ns = node.lookup_namespace_uri(prefix).unwrap_or_default();
-    if prefix.is_some() && ns.is_empty() {
-        return None;
-    }
-    Some(QName::new(ns, local))
-}
-
-/// The 1-based line of `node` in its document.
-pub(crate) fn line_of(node: Node<'_, '_>) -> u32 {
-    node.document().text_pos_at(node.range().start).row
 }

@@ -546,7 +546,7 @@ fn what_would_inject_bytes_is_refused() {
     let remote_write = "http://127.0.0.1:9090/api/v1/write\r\nX-Injected: 1";
     let expected = UsageError {
         message: format!(
-            "loadgen: --prom-remote-write {remote_write:?}: a space or a control character in the URL"
+            "loadgen: --prom-remote-write {remote_write:?}: invalid URL: it holds a space or a control character (percent-encode it)"
         ),
         exit_code: 22,
     };
