@@ -74,9 +74,8 @@ pub(crate) struct Binding {
 #[derive(Debug, Default)]
 pub(crate) struct Definitions {
     pub(crate) schemas: Schemas,
-    messages: HashMap<QName, Vec<Part>>,
-    /// The same parts by name, for the headers that name them.
-    message_parts: HashMap<QName, Vec<(String, Part)>>,
+    /// Each message's parts, by name (the headers name theirs).
+    messages: HashMap<QName, Vec<(String, Part)>>,
     /// Port type -> operation -> (input message, output message).
     port_types: HashMap<QName, HashMap<String, (QName, Option<QName>)>>,
     /// The SOAP bindings as written, joined to their port types once every document is in.
@@ -197,9 +196,7 @@ impl Definitions {
                             self.part(part, &document).map(|read| (name, read))
                         })
                         .collect::<Result<Vec<_>, _>>()?;
-                    self.messages
-                        .insert(name(), parts.iter().map(|(_, part)| part.clone()).collect());
-                    self.message_parts.insert(name(), parts);
+                    self.messages.insert(name(), parts);
                 }
                 "portType" => {
                     let mut operations = HashMap::new();
@@ -363,7 +360,7 @@ impl Definitions {
                 let parts = |message: &QName| {
                     self.messages
                         .get(message)
-                        .cloned()
+                        .map(|parts| parts.iter().map(|(_, part)| part.clone()).collect())
                         .ok_or_else(|| WsdlError::Missing {
                             what: format!("message {message}"),
                         })
@@ -372,7 +369,7 @@ impl Definitions {
                 let mut headers = Vec::new();
                 for (message, part, line) in &op.headers {
                     let named = self
-                        .message_parts
+                        .messages
                         .get(message)
                         .and_then(|parts| parts.iter().find(|(name, _)| name == part));
                     match named {
@@ -390,7 +387,7 @@ impl Definitions {
                 let body = match &op.body_parts {
                     None => parts(input)?,
                     Some(names) => {
-                        let all = self.message_parts.get(input).cloned().unwrap_or_default();
+                        let all = self.messages.get(input).cloned().unwrap_or_default();
                         names
                             .iter()
                             .filter_map(|name| {
