@@ -14,11 +14,12 @@
 //!   imports; `definitions/binding.rs` a binding's operations as written,
 //!   `definitions/xml.rs` a document parsed within its limits.
 //! - `schema`: the XML Schema model of its types; `schema/names.rs` qualified names and
-//!   where a node is, `schema/groups.rs` group references.
+//!   where a node is, `schema/groups.rs` group references, `schema/simple.rs` simple types
+//!   and their facets, `schema/derived.rs` what stands in for an abstract element or type.
 //! - `pattern`: a value of an `xsd:pattern`, from the expression's syntax tree, checked
 //!   against the expression.
 //! - `sample`: an instance of an element, valid against the schema; `sample/values.rs` the
-//!   values of simple types.
+//!   values of simple types, `sample/wildcard.rs` what a required `xsd:any` holds.
 //! - `case`: the envelope, the headers and the manifest entry of each operation.
 
 mod case;

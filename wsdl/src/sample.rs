@@ -3,15 +3,16 @@
 //! choice, an enumeration's first value, and values that count up (1, 2, 3, ...) so that the
 //! items of an array differ. A type that contains itself (a linked list, a tree) is followed
 //! once per level, `size` levels deep. Namespaces are written as default namespaces
-//! (`xmlns="..."`, `xmlns=""` for an unqualified child), so no prefix is needed. The values of
-//! simple types are `values`'.
+//! (`xmlns="..."`, `xmlns=""` for an unqualified child), so no prefix is needed (but for an
+//! `xsi:type` naming a type that stands in for an abstract one). The values of simple types are
+//! `values`'; a required wildcard's element is `wildcard`'s.
 
 mod values;
+mod wildcard;
 
 use crate::WsdlError;
 use crate::schema::{
-    AnyNamespaces, Complex, Element, Group, Occurs, Particle, QName, Schemas, Term, Type, TypeRef,
-    XSD,
+    Attribute, Complex, Element, Group, Occurs, Particle, QName, Schemas, Term, Type, TypeRef, XSD,
 };
 
 /// Writes instances of a schema's elements.
@@ -95,13 +96,17 @@ impl<'a> Sampler<'a> {
         ns: &str,
         out: &mut String,
     ) -> Result<(), WsdlError> {
-        let element = self
-            .schemas
-            .elements
-            .get(name)
-            .ok_or_else(|| self.schemas.missing("element", name))?
-            .clone();
+        let element = self.schemas.concrete_element(name, &self.open_elements())?;
         self.element(&element, ns, out)
+    }
+
+    /// The global elements being written: a substitute is chosen among the others.
+    fn open_elements(&self) -> Vec<QName> {
+        let open = self.stack.iter().filter_map(|open| match open {
+            Open::Element(name) => Some(name.clone()),
+            _ => None,
+        });
+        open.collect()
     }
 
     /// An element named `name` (its namespace as given) whose content is of type `ty`: an rpc
@@ -113,10 +118,7 @@ impl<'a> Sampler<'a> {
         ns: &str,
         out: &mut String,
     ) -> Result<(), WsdlError> {
-        let element = Element {
-            name: name.clone(),
-            ty: TypeRef::Named(ty.clone()),
-        };
+        let element = Element::new(name.clone(), TypeRef::Named(ty.clone()));
         self.element(&element, ns, out)
     }
 
@@ -153,7 +155,10 @@ impl<'a> Sampler<'a> {
         match &element.ty {
             TypeRef::Named(name) if name.ns == XSD => {
                 out.push('>');
-                let value = self.builtin(&name.local)?;
+                let value = match &element.value {
+                    Some(value) => value.clone(),
+                    None => self.builtin(&name.local)?,
+                };
                 escape(&value, out);
             }
             TypeRef::Named(name) => {
@@ -161,14 +166,27 @@ impl<'a> Sampler<'a> {
                     .schemas
                     .types
                     .get(name)
-                    .ok_or_else(|| self.schemas.missing("type", name))?
-                    .clone();
-                self.stack.push(Open::Type(name.clone()));
-                let written = self.content(&ty, &inner_ns, out);
+                    .ok_or_else(|| self.schemas.missing("type", name))?;
+                // An abstract type is written as a concrete type derived from it, named by
+                // xsi:type.
+                let (name, ty) = match ty {
+                    Type::Complex(complex) if complex.is_abstract => {
+                        let open = self.open_types();
+                        let derived = self.schemas.concrete_type(name, &open)?;
+                        write_xsi_type(&derived, &inner_ns, out)?;
+                        let ty = self.schemas.types[&derived].clone();
+                        (derived, ty)
+                    }
+                    _ => (name.clone(), ty.clone()),
+                };
+                self.stack.push(Open::Type(name));
+                let written = self.content_of(&ty, element.value.as_deref(), &inner_ns, out);
                 self.stack.pop();
                 written?;
             }
-            TypeRef::Anonymous(ty) => self.content(ty, &inner_ns, out)?,
+            TypeRef::Anonymous(ty) => {
+                self.content_of(ty, element.value.as_deref(), &inner_ns, out)?;
+            }
             // Followed before the start tag.
             TypeRef::Element(_) => {}
         }
@@ -176,6 +194,34 @@ impl<'a> Sampler<'a> {
         out.push_str(&element.name.local);
         out.push('>');
         Ok(())
+    }
+
+    /// The named types being written: a derived type is chosen among the others.
+    fn open_types(&self) -> Vec<QName> {
+        let open = self.stack.iter().filter_map(|open| match open {
+            Open::Type(name) => Some(name.clone()),
+            _ => None,
+        });
+        open.collect()
+    }
+
+    /// [`Sampler::content`], a simple type's value given by the element's `fixed` or
+    /// `default` when it has one.
+    fn content_of(
+        &mut self,
+        ty: &Type,
+        value: Option<&str>,
+        ns: &str,
+        out: &mut String,
+    ) -> Result<(), WsdlError> {
+        match (ty, value) {
+            (Type::Simple(_), Some(value)) => {
+                out.push('>');
+                escape(value, out);
+                Ok(())
+            }
+            _ => self.content(ty, ns, out),
+        }
     }
 
     /// The rest of a start tag (attributes, `>`), then the content of a type.
@@ -193,10 +239,13 @@ impl<'a> Sampler<'a> {
             Type::Complex(complex) => {
                 let mut attributes = Vec::new();
                 self.collect_attributes(complex, &mut attributes)?;
-                for (name, ty) in attributes {
-                    let value = self.value_of(&ty)?;
+                for attribute in attributes {
+                    let value = match attribute.value {
+                        Some(value) => value,
+                        None => self.value_of(&attribute.ty)?,
+                    };
                     out.push(' ');
-                    out.push_str(&name);
+                    out.push_str(&attribute.name);
                     out.push_str("=\"");
                     escape(&value, out);
                     out.push('"');
@@ -212,7 +261,7 @@ impl<'a> Sampler<'a> {
     fn collect_attributes(
         &self,
         complex: &Complex,
-        into: &mut Vec<(String, QName)>,
+        into: &mut Vec<Attribute>,
     ) -> Result<(), WsdlError> {
         // The derivation chain, walked without recursion: a type that derives from itself (or
         // from a type derived from it) is a cycle.
@@ -256,7 +305,7 @@ impl<'a> Sampler<'a> {
         // An attribute named twice (by a base and its extension, or by two groups) is written
         // once: a tag may not repeat one (found by the wsdl_reader fuzz target).
         let mut names = std::collections::HashSet::new();
-        into.retain(|(name, _)| names.insert(name.clone()));
+        into.retain(|attribute| names.insert(attribute.name.clone()));
         Ok(())
     }
 
@@ -315,17 +364,25 @@ impl<'a> Sampler<'a> {
                     }
                 }
                 Group::Choice => {
-                    // The first branch that does not recurse, else the first.
-                    let chosen = particle
+                    // The first branch that does not recurse, written at least once; else the
+                    // first that may be empty, written as often as recursion allows (so an
+                    // expression tree whose every branch recurses still ends); else the first.
+                    let settled = particle
                         .items
                         .iter()
                         .find(|(term, _)| !self.recurses(term))
-                        .or(particle.items.first());
+                        .map(|(term, occurs)| (term, at_least_once(*occurs)));
+                    let chosen = settled
+                        .or_else(|| {
+                            let emptiable =
+                                particle.items.iter().find(|(_, occurs)| occurs.min == 0);
+                            emptiable.map(|(term, occurs)| (term, *occurs))
+                        })
+                        .or_else(|| {
+                            let first = particle.items.first();
+                            first.map(|(term, occurs)| (term, at_least_once(*occurs)))
+                        });
                     if let Some((term, occurs)) = chosen {
-                        let occurs = Occurs {
-                            min: occurs.min.max(1),
-                            ..*occurs
-                        };
                         self.term(term, occurs, ns, out)?;
                     }
                 }
@@ -399,51 +456,7 @@ impl<'a> Sampler<'a> {
             }
             Term::Any { .. } if occurs.min == 0 => {}
             Term::Any { namespaces, strict } => {
-                let allows = |ns: &str| match namespaces {
-                    AnyNamespaces::Any => true,
-                    AnyNamespaces::Other(target) => !ns.is_empty() && ns != target,
-                    AnyNamespaces::List(list) => list.iter().any(|allowed| allowed == ns),
-                };
-                if *strict {
-                    // A declared global element the wildcard allows and not already being
-                    // written, in name order, so that the choice does not depend on the map's.
-                    let mut declared: Vec<&QName> = self
-                        .schemas
-                        .elements
-                        .keys()
-                        .filter(|name| {
-                            allows(&name.ns)
-                                && !self.stack.contains(&Open::Element((*name).clone()))
-                        })
-                        .collect();
-                    declared.sort();
-                    let Some(name) = declared.first().map(|name| (*name).clone()) else {
-                        return Err(unsupported(
-                            "a required xsd:any processContents=\"strict\" that no declared element meets",
-                        ));
-                    };
-                    self.stack.push(Open::Element(name.clone()));
-                    let mut written = Ok(());
-                    for _ in 0..occurs.min {
-                        written = self.global(&name, ns, out);
-                        if written.is_err() {
-                            break;
-                        }
-                    }
-                    self.stack.pop();
-                    written?;
-                } else {
-                    // lax or skip: an element of an allowed namespace, which nothing validates.
-                    let any_ns = match namespaces {
-                        AnyNamespaces::Any | AnyNamespaces::Other(_) => "urn:wstest:any",
-                        AnyNamespaces::List(list) => list.first().map_or("", String::as_str),
-                    };
-                    for _ in 0..occurs.min {
-                        out.push_str("<any xmlns=\"");
-                        escape(any_ns, out);
-                        out.push_str("\">sample</any>");
-                    }
-                }
+                self.any(namespaces, *strict, occurs.min, ns, out)?
             }
         }
         Ok(())
@@ -519,6 +532,28 @@ fn unsupported(construct: impl Into<String>) -> WsdlError {
     }
 }
 
+/// ` xsi:type="..."` naming `ty`, with the declarations it needs, in a start tag whose default
+/// namespace is `ns`.
+fn write_xsi_type(ty: &QName, ns: &str, out: &mut String) -> Result<(), WsdlError> {
+    out.push_str(" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"");
+    if ty.ns == ns {
+        // The default namespace names it without a prefix.
+        out.push_str(&ty.local);
+        out.push('"');
+    } else if ty.ns.is_empty() {
+        return Err(unsupported(format!(
+            "type {ty}, of no namespace, named by xsi:type in an element of namespace {ns}"
+        )));
+    } else {
+        out.push_str("xt:");
+        out.push_str(&ty.local);
+        out.push_str("\" xmlns:xt=\"");
+        escape(&ty.ns, out);
+        out.push('"');
+    }
+    Ok(())
+}
+
 /// `text` escaped for XML content and attribute values in double quotes.
 pub(crate) fn escape(text: &str, out: &mut String) {
     for ch in text.chars() {
@@ -529,5 +564,13 @@ pub(crate) fn escape(text: &str, out: &mut String) {
             '"' => out.push_str("&quot;"),
             other => out.push(other),
         }
+    }
+}
+
+/// `occurs` with a minimum of one: a choice's branch must be there for the choice to be.
+fn at_least_once(occurs: Occurs) -> Occurs {
+    Occurs {
+        min: occurs.min.max(1),
+        ..occurs
     }
 }

@@ -2,9 +2,11 @@
 //! global elements, named and anonymous complex types (sequence, choice, all, nested groups,
 //! complexContent extension and restriction, simpleContent, attributes), simple types
 //! (restrictions with enumerations and bounds, lists, unions), element references and
-//! `elementFormDefault`, model and attribute groups by reference, patterns. What it does not read
-//! (substitution groups, a pattern no value is written for) is an error naming the construct,
-//! kept with the global declaration it is in until an operation reaches it.
+//! `elementFormDefault`, model and attribute groups by reference, patterns, `fixed` and
+//! `default` values, substitution groups and abstract elements and types (`schema/derived.rs`
+//! chooses what stands in for them). What it does not read (a pattern no value is written for,
+//! an attribute required by reference) is an error naming the construct, kept with the global
+//! declaration it is in until an operation reaches it.
 
 use std::collections::HashMap;
 
@@ -12,8 +14,10 @@ use roxmltree::Node;
 
 use crate::WsdlError;
 
+mod derived;
 mod groups;
 mod names;
+mod simple;
 
 pub(crate) use names::{QName, check_ncname, line_of, resolve};
 
@@ -32,6 +36,37 @@ pub(crate) struct Element {
     /// Its name, with the namespace it has in an instance (empty when unqualified).
     pub(crate) name: QName,
     pub(crate) ty: TypeRef,
+    /// `fixed=`, else `default=`: the value a simple content is written with.
+    pub(crate) value: Option<String>,
+    /// A global element's `substitutionGroup`: the head it may stand in for.
+    pub(crate) head: Option<QName>,
+    /// Whether it declares no type (a member of a substitution group then has its head's).
+    pub(crate) untyped: bool,
+    /// `abstract="true"`: only a member of its substitution group may appear.
+    pub(crate) is_abstract: bool,
+}
+
+impl Element {
+    /// A plain declaration of `name` with content of type `ty`.
+    pub(crate) fn new(name: QName, ty: TypeRef) -> Element {
+        Element {
+            name,
+            ty,
+            value: None,
+            head: None,
+            untyped: false,
+            is_abstract: false,
+        }
+    }
+}
+
+/// A required attribute.
+#[derive(Debug, Clone)]
+pub(crate) struct Attribute {
+    pub(crate) name: String,
+    pub(crate) ty: QName,
+    /// `fixed=`, else `default=`: the value written.
+    pub(crate) value: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -82,11 +117,15 @@ pub(crate) struct Bound {
 pub(crate) struct Complex {
     /// complexContent's extension base: its content comes first.
     pub(crate) extends: Option<QName>,
+    /// complexContent's restriction base: only what the type derives from (the content is
+    /// restated).
+    pub(crate) restricts: Option<QName>,
+    /// `abstract="true"`: an instance names a derived type with `xsi:type`.
+    pub(crate) is_abstract: bool,
     pub(crate) particle: Option<Particle>,
     /// simpleContent: the text's type.
     pub(crate) text: Option<QName>,
-    /// Required attributes: name and type.
-    pub(crate) attributes: Vec<(String, QName)>,
+    pub(crate) attributes: Vec<Attribute>,
     /// `xsd:attributeGroup ref=`: more required attributes, by the group's name.
     pub(crate) attribute_groups: Vec<QName>,
 }
@@ -94,7 +133,7 @@ pub(crate) struct Complex {
 /// A global `xsd:attributeGroup`: its required attributes and the groups it refers to.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AttributeGroup {
-    pub(crate) attributes: Vec<(String, QName)>,
+    pub(crate) attributes: Vec<Attribute>,
     pub(crate) groups: Vec<QName>,
 }
 
@@ -186,9 +225,9 @@ impl Schemas {
             let name = QName::new(target, local);
             match child.tag_name().name() {
                 "element" => {
-                    let element = reader.element(child, true).unwrap_or_else(|error| Element {
-                        name: name.clone(),
-                        ty: TypeRef::Anonymous(Box::new(Type::Unsupported(vec![error]))),
+                    let element = reader.element(child, true).unwrap_or_else(|error| {
+                        let why = Type::Unsupported(vec![error]);
+                        Element::new(name.clone(), TypeRef::Anonymous(Box::new(why)))
                     });
                     self.elements.insert(name, element);
                 }
@@ -269,13 +308,7 @@ impl Reader<'_> {
     fn element(&self, node: Node<'_, '_>, global: bool) -> Result<Element, WsdlError> {
         if let Some(reference) = node.attribute("ref") {
             let target = self.qname(node, reference)?;
-            return Ok(Element {
-                name: target.clone(),
-                ty: TypeRef::Element(target),
-            });
-        }
-        if node.attribute("substitutionGroup").is_some() {
-            return Err(self.error(node, "xsd:element substitutionGroup"));
+            return Ok(Element::new(target.clone(), TypeRef::Element(target)));
         }
         let local = node
             .attribute("name")
@@ -287,6 +320,7 @@ impl Reader<'_> {
                 None => self.qualified,
             };
         let ns = if qualified { self.target } else { "" };
+        let mut untyped = false;
         let ty = if let Some(ty) = node.attribute("type") {
             TypeRef::Named(self.qname(node, ty)?)
         } else if let Some(complex) = child(node, "complexType") {
@@ -294,17 +328,34 @@ impl Reader<'_> {
         } else if let Some(simple) = child(node, "simpleType") {
             TypeRef::Anonymous(Box::new(Type::Simple(self.simple(simple)?)))
         } else {
-            // No type: xsd:anyType, sampled as text.
+            // No type: xsd:anyType, sampled as text (or the head's type, for a member of a
+            // substitution group).
+            untyped = true;
             TypeRef::Named(QName::new(XSD, "string"))
+        };
+        let head = match node.attribute("substitutionGroup").filter(|_| global) {
+            // The first head, of XSD 1.1's list.
+            Some(heads) => match heads.split_whitespace().next() {
+                Some(head) => Some(self.qname(node, head)?),
+                None => None,
+            },
+            None => None,
         };
         Ok(Element {
             name: QName::new(ns, local),
             ty,
+            value: fixed_or_default(node),
+            head,
+            untyped,
+            is_abstract: global && is_true(node.attribute("abstract")),
         })
     }
 
     fn complex(&self, node: Node<'_, '_>) -> Result<Complex, WsdlError> {
-        let mut complex = Complex::default();
+        let mut complex = Complex {
+            is_abstract: is_true(node.attribute("abstract")),
+            ..Complex::default()
+        };
         for part in node.children().filter(is_xsd) {
             match part.tag_name().name() {
                 "sequence" | "choice" | "all" => complex.particle = Some(self.particle(part)?),
@@ -324,7 +375,7 @@ impl Reader<'_> {
                         // The extension's content follows the base's.
                         "extension" => complex.extends = Some(base),
                         // A restriction restates the content it keeps.
-                        "restriction" => {}
+                        "restriction" => complex.restricts = Some(base),
                         other => return Err(self.error(derivation, &format!("xsd:{other}"))),
                     }
                     for inner in derivation.children().filter(is_xsd) {
@@ -381,7 +432,11 @@ impl Reader<'_> {
             Some(ty) => self.qname(node, ty)?,
             None => QName::new(XSD, "string"),
         };
-        complex.attributes.push((name.to_owned(), ty));
+        complex.attributes.push(Attribute {
+            name: name.to_owned(),
+            ty,
+            value: fixed_or_default(node),
+        });
         Ok(())
     }
 
@@ -452,110 +507,18 @@ impl Reader<'_> {
         }
         Ok(Occurs { min, max })
     }
+}
 
-    fn simple(&self, node: Node<'_, '_>) -> Result<Simple, WsdlError> {
-        let Some(derivation) = node.children().find(is_derivation) else {
-            return Err(self.error(node, "an empty xsd:simpleType"));
-        };
-        match derivation.tag_name().name() {
-            "restriction" => {
-                let base = match derivation.attribute("base") {
-                    Some(base) => self.qname(derivation, base)?,
-                    None => {
-                        return Err(self.error(derivation, "a restriction of an anonymous type"));
-                    }
-                };
-                let mut enumeration = Vec::new();
-                let (mut min, mut max, mut min_length, mut max_length) = (None, None, None, None);
-                let mut pattern = None;
-                let mut digits = (None, None);
-                for facet in derivation.children().filter(is_xsd) {
-                    let value = facet.attribute("value").unwrap_or_default().to_owned();
-                    let bound = |inclusive| {
-                        Some(Bound {
-                            value: value.trim().to_owned(),
-                            inclusive,
-                        })
-                    };
-                    match facet.tag_name().name() {
-                        "enumeration" => enumeration.push(value),
-                        "minInclusive" => min = bound(true),
-                        "maxInclusive" => max = bound(true),
-                        "minExclusive" => min = bound(false),
-                        "maxExclusive" => max = bound(false),
-                        "totalDigits" => digits.0 = value.trim().parse().ok(),
-                        "fractionDigits" => digits.1 = value.trim().parse().ok(),
-                        "minLength" | "length" => min_length = value.parse().ok(),
-                        "maxLength" => max_length = value.parse().ok(),
-                        "pattern" => pattern = pattern.or(Some(facet)),
-                        _ => {}
-                    }
-                    if facet.tag_name().name() == "length" {
-                        max_length = min_length;
-                    }
-                }
-                // An enumeration gives the value; else the first pattern does, when a value it
-                // matches can be written from it.
-                let pattern = match (pattern, enumeration.is_empty()) {
-                    (Some(facet), true) => {
-                        let expression = facet.attribute("value").unwrap_or_default();
-                        let read = crate::pattern::Pattern::read(expression).map_err(|why| {
-                            self.error(facet, &format!("xsd:pattern {expression:?}: {why}"))
-                        })?;
-                        let value = &read.shortest;
-                        let chars = value.chars().count();
-                        if min_length.is_some_and(|min| chars < min)
-                            || max_length.is_some_and(|max| chars > max)
-                        {
-                            return Err(self.error(
-                                facet,
-                                &format!(
-                                    "xsd:pattern {expression:?} with a length its shortest value {value:?} does not meet"
-                                ),
-                            ));
-                        }
-                        Some(read)
-                    }
-                    _ => None,
-                };
-                Ok(Simple::Restriction {
-                    base,
-                    enumeration,
-                    min,
-                    max,
-                    digits,
-                    min_length,
-                    max_length,
-                    pattern,
-                })
-            }
-            "list" => Ok(Simple::List(self.member(derivation, "itemType")?)),
-            "union" => {
-                let first = derivation
-                    .attribute("memberTypes")
-                    .and_then(|members| members.split_whitespace().next());
-                match first {
-                    Some(member) => Ok(Simple::Union(TypeRef::Named(
-                        self.qname(derivation, member)?,
-                    ))),
-                    None => Ok(Simple::Union(self.member(derivation, "")?)),
-                }
-            }
-            other => Err(self.error(derivation, &format!("xsd:{other}"))),
-        }
-    }
+/// An XSD boolean attribute's value (`true` or `1`).
+fn is_true(value: Option<&str>) -> bool {
+    matches!(value.map(str::trim), Some("true" | "1"))
+}
 
-    /// A list's or union's member: named by `attribute`, or the first inline simple type.
-    fn member(&self, node: Node<'_, '_>, attribute: &str) -> Result<TypeRef, WsdlError> {
-        if let Some(name) = node.attribute(attribute) {
-            return Ok(TypeRef::Named(self.qname(node, name)?));
-        }
-        let inline = child(node, "simpleType")
-            .ok_or_else(|| self.error(node, "a list or union without a member type"))?;
-        Ok(TypeRef::Anonymous(Box::new(Type::Simple(
-            self.simple(inline)?,
-        ))))
-    }
+/// The value a declaration's `fixed` requires, else the one its `default` names.
+fn fixed_or_default(node: Node<'_, '_>) -> Option<String> {
+    node.attribute("fixed")
+        .or_else(|| node.attribute("default"))
+        .map(str::to_owned)
 }
 
 fn child<'a, 'input>(node: Node<'a, 'input>, name: &str) -> Option<Node<'a, 'input>> {

@@ -57,7 +57,8 @@ fn check(name: &str, (wsdl, schema): (String, String), payload: &str, index: usi
     if !testkit::require_tool("xmllint", "--version", "libxml2-utils") {
         return;
     }
-    let tmp = std::env::temp_dir().join(format!("wsdl-constructs-{}", std::process::id()));
+    // A folder for each case: the tests run in parallel, and each removes its own.
+    let tmp = std::env::temp_dir().join(format!("wsdl-constructs-{}-{index}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (xsd, xml) = (
         tmp.join(format!("{index}.xsd")),
@@ -71,10 +72,7 @@ fn check(name: &str, (wsdl, schema): (String, String), payload: &str, index: usi
         .arg(&xml)
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&xsd);
-    let _ = std::fs::remove_file(&xml);
-    // The folder goes with the last case's files (another case's may still be there).
-    let _ = std::fs::remove_dir(&tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
     assert!(
         output.status.success(),
         "{name}: {}",
@@ -176,5 +174,64 @@ fn bounds_and_digits_give_values_within_them() {
             &payload,
             index,
         );
+    }
+}
+
+/// What stands in for an abstract declaration, what `fixed` and `default` require, and a
+/// recursion whose every branch recurses.
+#[test]
+fn abstractions_fixed_values_and_recursive_choices_are_written_validly() {
+    let cases: [(&str, &str, &str); 6] = [
+        (
+            "an abstract head: its first concrete member by name",
+            r#"<xsd:element name="Shape" abstract="true" type="xsd:string"/>
+<xsd:element name="Square" substitutionGroup="tns:Shape"/>
+<xsd:element name="Circle" substitutionGroup="tns:Shape" type="tns:Round"/>
+<xsd:simpleType name="Round"><xsd:restriction base="xsd:string"><xsd:enumeration value="round"/></xsd:restriction></xsd:simpleType>
+<xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element ref="tns:Shape"/></xsd:sequence></xsd:complexType></xsd:element>"#,
+            r#"<Req xmlns="urn:t"><Circle>round</Circle></Req>"#,
+        ),
+        (
+            "a member without a type has its head's",
+            r#"<xsd:element name="Shape" abstract="true" type="xsd:int"/>
+<xsd:element name="Square" substitutionGroup="tns:Shape"/>
+<xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element ref="tns:Shape"/></xsd:sequence></xsd:complexType></xsd:element>"#,
+            r#"<Req xmlns="urn:t"><Square>1</Square></Req>"#,
+        ),
+        (
+            "an abstract type: a derived type, named by xsi:type",
+            r#"<xsd:complexType name="Vehicle" abstract="true"><xsd:sequence><xsd:element name="wheels" type="xsd:int"/></xsd:sequence></xsd:complexType>
+<xsd:complexType name="Car"><xsd:complexContent><xsd:extension base="tns:Vehicle"><xsd:sequence><xsd:element name="seats" type="xsd:int"/></xsd:sequence></xsd:extension></xsd:complexContent></xsd:complexType>
+<xsd:element name="Req" type="tns:Vehicle"/>"#,
+            r#"<Req xmlns="urn:t" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Car"><wheels>1</wheels><seats>2</seats></Req>"#,
+        ),
+        (
+            "fixed and default values, on elements and attributes",
+            r#"<xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element name="version" type="xsd:string" fixed="2.0"/><xsd:element name="n" type="xsd:int" default="7"/><xsd:element name="kind" fixed="K"><xsd:simpleType><xsd:restriction base="xsd:string"><xsd:maxLength value="1"/></xsd:restriction></xsd:simpleType></xsd:element></xsd:sequence><xsd:attribute name="api" type="xsd:string" use="required" fixed="v9"/></xsd:complexType></xsd:element>"#,
+            r#"<Req xmlns="urn:t" api="v9"><version>2.0</version><n>7</n><kind>K</kind></Req>"#,
+        ),
+        (
+            "a choice whose every branch recurses ends at an empty branch",
+            r#"<xsd:complexType name="Expression"><xsd:choice><xsd:element name="expression" type="tns:Expression" minOccurs="0"/><xsd:element name="constraint" type="tns:Constraint" minOccurs="0" maxOccurs="unbounded"/></xsd:choice></xsd:complexType>
+<xsd:complexType name="Constraint"><xsd:sequence><xsd:element name="expression" type="tns:Expression"/></xsd:sequence></xsd:complexType>
+<xsd:element name="Req" type="tns:Expression"/>"#,
+            concat!(
+                r#"<Req xmlns="urn:t">"#,
+                r#"<constraint><expression><expression></expression></expression></constraint>"#,
+                r#"<constraint><expression><expression></expression></expression></constraint>"#,
+                r#"<constraint><expression><expression></expression></expression></constraint>"#,
+                "</Req>"
+            ),
+        ),
+        (
+            "a type derived by restriction stands in for its abstract base",
+            r#"<xsd:complexType name="Base" abstract="true"><xsd:sequence><xsd:element name="a" type="xsd:int" minOccurs="0"/></xsd:sequence></xsd:complexType>
+<xsd:complexType name="Narrow"><xsd:complexContent><xsd:restriction base="tns:Base"><xsd:sequence><xsd:element name="a" type="xsd:int"/></xsd:sequence></xsd:restriction></xsd:complexContent></xsd:complexType>
+<xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element name="b" type="tns:Base"/></xsd:sequence></xsd:complexType></xsd:element>"#,
+            r#"<Req xmlns="urn:t"><b xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="Narrow"><a>1</a></b></Req>"#,
+        ),
+    ];
+    for (index, (name, declarations, want)) in cases.into_iter().enumerate() {
+        check(name, documents_of(declarations), want, 200 + index);
     }
 }
