@@ -173,8 +173,25 @@ fn sampled(
         SoapVersion::Soap11 => SOAP11_ENVELOPE,
         SoapVersion::Soap12 => SOAP12_ENVELOPE,
     };
-    let mut out = format!("<soap:Envelope xmlns:soap=\"{ns}\">");
+    let mut out = format!("<soap:Envelope xmlns:soap=\"{ns}\"");
     let mut sampler = Sampler::new(schemas, size, budget);
+    // SOAP encoding's accessors name their types with these prefixes.
+    let encoding_style = match &operation.encoding {
+        Some(style) => {
+            sampler.encoded = true;
+            out.push_str(concat!(
+                " xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"",
+                " xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\"",
+                " xmlns:soapenc=\"http://schemas.xmlsoap.org/soap/encoding/\""
+            ));
+            let mut attribute = String::from(" soap:encodingStyle=\"");
+            crate::sample::escape(style, &mut attribute);
+            attribute.push('"');
+            attribute
+        }
+        None => String::new(),
+    };
+    out.push('>');
     let in_operation = |error: WsdlError| match error {
         WsdlError::Unsupported {
             construct,
@@ -200,13 +217,20 @@ fn sampled(
         }
         out.push_str("</soap:Header>");
     }
-    out.push_str("<soap:Body>");
+    out.push_str("<soap:Body");
+    if !operation.rpc && version == SoapVersion::Soap11 {
+        // SOAP 1.1 allows the style on the body (1.2 only on its children).
+        out.push_str(&encoding_style);
+    }
+    out.push('>');
     if operation.rpc {
         out.push('<');
         out.push_str(&operation.name);
         out.push_str(" xmlns=\"");
         crate::sample::escape(&operation.namespace, &mut out);
-        out.push_str("\">");
+        out.push('"');
+        out.push_str(&encoding_style);
+        out.push('>');
         for part in &operation.input {
             match part {
                 Part::Element { element } => sampler

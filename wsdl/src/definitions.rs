@@ -53,6 +53,9 @@ pub(crate) struct BoundOperation {
     pub(crate) rpc: bool,
     /// rpc: the wrapper element's namespace (`soap:body namespace`).
     pub(crate) namespace: String,
+    /// SOAP encoding's style, when the input is `use="encoded"`: accessors carry `xsi:type`,
+    /// arrays are `soapenc:Array`s.
+    pub(crate) encoding: Option<String>,
     pub(crate) input: Vec<Part>,
     pub(crate) output: Option<Vec<Part>>,
     /// The input's header blocks (`soap:header`), each a message's part.
@@ -403,6 +406,7 @@ impl Definitions {
                     action: op.action.clone(),
                     rpc: op.rpc,
                     namespace: op.namespace.clone(),
+                    encoding: op.encoding.clone(),
                     input: body,
                     output: output.as_ref().map(parts).transpose()?,
                     headers,

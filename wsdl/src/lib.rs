@@ -1,8 +1,8 @@
 //! Test cases from a WSDL 1.1: for each operation of each SOAP binding, a request body with
 //! sample values valid against the operation's schema, and the manifest entry `loadgen suite`
 //! runs it by (content type and SOAPAction as the binding says; checks for status 200, the
-//! response element, and no Fault). SOAP 1.1 and 1.2 bindings, document/literal and
-//! rpc/literal. Only what an operation reaches is judged: an operation that reaches what is not
+//! response element, and no Fault). SOAP 1.1 and 1.2 bindings, document/literal, rpc/literal
+//! and rpc/encoded (SOAP 1.1's section 5 encoding: `xsi:type`s and `soapenc:Array`s). Only what an operation reaches is judged: an operation that reaches what is not
 //! read is skipped, naming every such construct and where it is, and the others are written.
 //!
 //! The crate reads no files and opens no sockets: the caller's [`Loader`] fetches each
@@ -19,7 +19,8 @@
 //! - `pattern`: a value of an `xsd:pattern`, from the expression's syntax tree, checked
 //!   against the expression.
 //! - `sample`: an instance of an element, valid against the schema; `sample/values.rs` the
-//!   values of simple types, `sample/wildcard.rs` what a required `xsd:any` holds.
+//!   values of simple types, `sample/wildcard.rs` what a required `xsd:any` holds,
+//!   `sample/encoded.rs` SOAP encoding's type marks and arrays.
 //! - `case`: the envelope, the headers and the manifest entry of each operation.
 
 mod case;

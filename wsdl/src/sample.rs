@@ -7,13 +7,16 @@
 //! `xsi:type` naming a type that stands in for an abstract one). The values of simple types are
 //! `values`'; a required wildcard's element is `wildcard`'s.
 
+mod encoded;
 mod values;
 mod wildcard;
 
 use crate::WsdlError;
 use crate::schema::{
-    Attribute, Complex, Element, Group, Occurs, Particle, QName, Schemas, Term, Type, TypeRef, XSD,
+    Attribute, Complex, Element, Group, Occurs, Particle, QName, SOAP_ENCODING, Schemas, Term,
+    Type, TypeRef, XSD,
 };
+use encoded::{EMPTY_ARRAY, write_xsi_type};
 
 /// Writes instances of a schema's elements.
 pub(crate) struct Sampler<'a> {
@@ -32,6 +35,9 @@ pub(crate) struct Sampler<'a> {
     /// What the body reached and could not write, each reason once: the operation is skipped
     /// with all of them.
     pub(crate) unsupported: Vec<WsdlError>,
+    /// SOAP encoding: each accessor of a named type says it with `xsi:type` (the envelope
+    /// declares the `xsi`, `xsd` and `soapenc` prefixes), arrays are `soapenc:Array`s.
+    pub(crate) encoded: bool,
 }
 
 /// A named type or a global element being written.
@@ -58,6 +64,7 @@ impl<'a> Sampler<'a> {
             counter: 0,
             budget,
             unsupported: Vec::new(),
+            encoded: false,
         }
     }
 
@@ -153,7 +160,21 @@ impl<'a> Sampler<'a> {
         }
         let inner_ns = element.name.ns.clone();
         match &element.ty {
-            TypeRef::Named(name) if name.ns == XSD => {
+            TypeRef::Named(name) if name.ns == XSD || name.ns == SOAP_ENCODING => {
+                if name.ns == SOAP_ENCODING && name.local == "Array" {
+                    // An array of undeclared items: none.
+                    out.push_str(EMPTY_ARRAY);
+                    out.push_str("</");
+                    out.push_str(&element.name.local);
+                    out.push('>');
+                    return Ok(());
+                }
+                if self.encoded {
+                    out.push_str(" xsi:type=\"");
+                    out.push_str(if name.ns == XSD { "xsd:" } else { "soapenc:" });
+                    out.push_str(&name.local);
+                    out.push('"');
+                }
                 out.push('>');
                 let value = match &element.value {
                     Some(value) => value.clone(),
@@ -177,7 +198,12 @@ impl<'a> Sampler<'a> {
                         let ty = self.schemas.types[&derived].clone();
                         (derived, ty)
                     }
-                    _ => (name.clone(), ty.clone()),
+                    _ => {
+                        if self.encoded {
+                            self.write_encoded_type(name, ty, &inner_ns, out)?;
+                        }
+                        (name.clone(), ty.clone())
+                    }
                 };
                 self.stack.push(Open::Type(name));
                 let written = self.content_of(&ty, element.value.as_deref(), &inner_ns, out);
@@ -235,6 +261,9 @@ impl<'a> Sampler<'a> {
             Type::Unsupported(errors) => {
                 self.reached(errors);
                 out.push('>');
+            }
+            Type::Complex(complex) if complex.array_of.is_some() => {
+                self.array(complex, ns, out)?;
             }
             Type::Complex(complex) => {
                 let mut attributes = Vec::new();
@@ -530,28 +559,6 @@ fn unsupported(construct: impl Into<String>) -> WsdlError {
         document: String::new(),
         line: 0,
     }
-}
-
-/// ` xsi:type="..."` naming `ty`, with the declarations it needs, in a start tag whose default
-/// namespace is `ns`.
-fn write_xsi_type(ty: &QName, ns: &str, out: &mut String) -> Result<(), WsdlError> {
-    out.push_str(" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xsi:type=\"");
-    if ty.ns == ns {
-        // The default namespace names it without a prefix.
-        out.push_str(&ty.local);
-        out.push('"');
-    } else if ty.ns.is_empty() {
-        return Err(unsupported(format!(
-            "type {ty}, of no namespace, named by xsi:type in an element of namespace {ns}"
-        )));
-    } else {
-        out.push_str("xt:");
-        out.push_str(&ty.local);
-        out.push_str("\" xmlns:xt=\"");
-        escape(&ty.ns, out);
-        out.push('"');
-    }
-    Ok(())
 }
 
 /// `text` escaped for XML content and attribute values in double quotes.

@@ -22,6 +22,8 @@ mod simple;
 pub(crate) use names::{QName, check_ncname, line_of, resolve};
 
 pub(crate) const XSD: &str = "http://www.w3.org/2001/XMLSchema";
+/// SOAP 1.1's encoding: its namespace names the encoding style and the encoded types.
+pub(crate) const SOAP_ENCODING: &str = "http://schemas.xmlsoap.org/soap/encoding/";
 
 /// How many times an item may occur; `max` is `None` for `unbounded`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +124,8 @@ pub(crate) struct Complex {
     pub(crate) restricts: Option<QName>,
     /// `abstract="true"`: an instance names a derived type with `xsi:type`.
     pub(crate) is_abstract: bool,
+    /// A restriction of `soapenc:Array`: the type of its items.
+    pub(crate) array_of: Option<QName>,
     pub(crate) particle: Option<Particle>,
     /// simpleContent: the text's type.
     pub(crate) text: Option<QName>,
@@ -368,8 +372,8 @@ impl Reader<'_> {
                         .attribute("base")
                         .ok_or_else(|| self.error(derivation, "a derivation without a base"))?;
                     let base = self.qname(derivation, base)?;
-                    if base == QName::new("http://schemas.xmlsoap.org/soap/encoding/", "Array") {
-                        return Err(self.error(derivation, "a SOAP-encoded array (soapenc:Array)"));
+                    if base == QName::new(SOAP_ENCODING, "Array") {
+                        complex.array_of = Some(self.array_item(derivation)?);
                     }
                     match derivation.tag_name().name() {
                         // The extension's content follows the base's.

@@ -6,7 +6,7 @@ use roxmltree::Node;
 
 use super::{SOAP11_BINDING, SOAP12_BINDING, SoapVersion, malformed};
 use crate::WsdlError;
-use crate::schema::{QName, line_of, resolve};
+use crate::schema::{QName, SOAP_ENCODING, line_of, resolve};
 
 /// A SOAP binding as its element says, before its port type is joined.
 #[derive(Debug)]
@@ -25,6 +25,9 @@ pub(super) struct RawOperation {
     pub(super) action: String,
     pub(super) rpc: bool,
     pub(super) namespace: String,
+    /// The input's `soap:body use="encoded"`: its `encodingStyle` (SOAP 1.1's encoding when
+    /// not said).
+    pub(super) encoding: Option<String>,
     /// The input's `soap:header`s: message, part, and the line that names them.
     pub(super) headers: Vec<(QName, String, u32)>,
     /// The input's `soap:body parts=`: the parts the body holds (all when `None`).
@@ -108,6 +111,7 @@ impl RawOperation {
         }
         let rpc = soap_op.and_then(|n| n.attribute("style")).unwrap_or(style) == "rpc";
         let mut namespace = String::new();
+        let mut encoding = None;
         let mut problems = Vec::new();
         let mut headers = Vec::new();
         let mut body_parts = None;
@@ -117,29 +121,21 @@ impl RawOperation {
         {
             for ext in io.children().filter(|n| n.is_element()) {
                 match ext.tag_name().name() {
-                    "body" => {
-                        if ext.attribute("use") == Some("encoded") {
-                            problems.push(unsupported(
-                                ext,
-                                format!("SOAP encoding (use=\"encoded\") in operation {op_name}"),
-                            ));
-                        }
-                        if is(&io, "input") {
-                            namespace = ext.attribute("namespace").unwrap_or_default().to_owned();
-                            body_parts = ext
-                                .attribute("parts")
-                                .map(|parts| parts.split_whitespace().map(str::to_owned).collect());
-                        }
+                    "body" if is(&io, "input") => {
+                        encoding = (ext.attribute("use") == Some("encoded")).then(|| {
+                            let style = ext.attribute("encodingStyle").unwrap_or(SOAP_ENCODING);
+                            // A list of styles: the first, the most specific.
+                            let first = style.split_whitespace().next();
+                            first.unwrap_or(SOAP_ENCODING).to_owned()
+                        });
+                        namespace = ext.attribute("namespace").unwrap_or_default().to_owned();
+                        body_parts = ext
+                            .attribute("parts")
+                            .map(|parts| parts.split_whitespace().map(str::to_owned).collect());
                     }
                     "header" if is(&io, "input") => {
                         let message = ext.attribute("message").and_then(|m| resolve(ext, m));
                         match (message, ext.attribute("part")) {
-                            _ if ext.attribute("use") == Some("encoded") => {
-                                problems.push(unsupported(
-                                    ext,
-                                    format!("a SOAP-encoded soap:header in operation {op_name}"),
-                                ));
-                            }
                             (Some(message), Some(part)) => {
                                 headers.push((message, part.to_owned(), line_of(ext)));
                             }
@@ -165,6 +161,7 @@ impl RawOperation {
             action,
             rpc,
             namespace,
+            encoding,
             headers,
             body_parts,
             unsupported: problems,

@@ -3,7 +3,7 @@
 
 use roxmltree::Node;
 
-use super::{Bound, Reader, Simple, Type, TypeRef, child, is_derivation, is_xsd};
+use super::{Bound, QName, Reader, Simple, Type, TypeRef, XSD, child, is_derivation, is_xsd};
 use crate::WsdlError;
 
 impl Reader<'_> {
@@ -109,5 +109,39 @@ impl Reader<'_> {
         Ok(TypeRef::Anonymous(Box::new(Type::Simple(
             self.simple(inline)?,
         ))))
+    }
+}
+
+impl Reader<'_> {
+    /// The items' type of a restriction of `soapenc:Array`: its `wsdl:arrayType` (`tns:T[]`),
+    /// else the type of the one element its content names, else `xsd:anyType` (written as
+    /// strings).
+    pub(super) fn array_item(&self, derivation: Node<'_, '_>) -> Result<QName, WsdlError> {
+        const WSDL: &str = "http://schemas.xmlsoap.org/wsdl/";
+        let declared = derivation
+            .descendants()
+            .find_map(|node| node.attribute((WSDL, "arrayType")));
+        if let Some(declared) = declared {
+            let declared = declared.trim();
+            // `T[]`, `T[2]`, `T[,]`: the last brackets are this array's; more are an array of
+            // arrays.
+            let item = declared
+                .rfind('[')
+                .map_or(declared, |open| &declared[..open]);
+            if item.contains('[') {
+                return Err(self.error(
+                    derivation,
+                    &format!("a SOAP-encoded array of arrays ({declared})"),
+                ));
+            }
+            return self.qname(derivation, item);
+        }
+        let element = derivation
+            .descendants()
+            .find(|node| is_xsd(node) && node.tag_name().name() == "element");
+        match element.and_then(|element| element.attribute("type")) {
+            Some(ty) => self.qname(derivation, ty),
+            None => Ok(QName::new(XSD, "string")),
+        }
     }
 }
