@@ -206,12 +206,12 @@ fn a_wsdl_that_cannot_be_used_is_a_clear_error() {
         (
             vec![
                 "--wsdl".into(),
-                bad("encoded.wsdl"),
+                bad("pattern.wsdl"),
                 "--out".into(),
                 out.into(),
             ],
             1,
-            "not supported: SOAP encoding",
+            "not supported: xsd:pattern",
         ),
         (
             vec![

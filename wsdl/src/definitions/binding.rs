@@ -37,7 +37,7 @@ pub(super) struct RawOperation {
 
 impl RawBinding {
     /// A `wsdl:binding`: `None` when it is not SOAP's (an HTTP binding). What an operation's
-    /// binding says that is not supported (SOAP encoding, headers, attachments) is kept with
+    /// binding says that is not supported (attachments) is kept with
     /// the operation, which is skipped for it.
     pub(super) fn read(
         node: Node<'_, '_>,
