@@ -268,12 +268,28 @@ impl<'a> Sampler<'a> {
             Type::Complex(complex) => {
                 let mut attributes = Vec::new();
                 self.collect_attributes(complex, &mut attributes)?;
-                for attribute in attributes {
-                    let value = match attribute.value {
-                        Some(value) => value,
-                        None => self.value_of(&attribute.ty)?,
+                // A qualified attribute's namespace gets a prefix of its own, once a tag.
+                let mut prefixes: Vec<&str> = Vec::new();
+                for attribute in &attributes {
+                    let value = match (&attribute.value, &attribute.simple) {
+                        (Some(value), _) => value.clone(),
+                        (None, Some(simple)) => self.simple(simple)?,
+                        (None, None) => self.value_of(&attribute.ty)?,
                     };
                     out.push(' ');
+                    if !attribute.ns.is_empty() {
+                        let index = match prefixes.iter().position(|ns| *ns == attribute.ns) {
+                            Some(index) => index,
+                            None => {
+                                prefixes.push(&attribute.ns);
+                                out.push_str(&format!("xmlns:a{}=\"", prefixes.len() - 1));
+                                escape(&attribute.ns, out);
+                                out.push_str("\" ");
+                                prefixes.len() - 1
+                            }
+                        };
+                        out.push_str(&format!("a{index}:"));
+                    }
                     out.push_str(&attribute.name);
                     out.push_str("=\"");
                     escape(&value, out);
@@ -334,7 +350,7 @@ impl<'a> Sampler<'a> {
         // An attribute named twice (by a base and its extension, or by two groups) is written
         // once: a tag may not repeat one (found by the wsdl_reader fuzz target).
         let mut names = std::collections::HashSet::new();
-        into.retain(|attribute| names.insert(attribute.name.clone()));
+        into.retain(|attribute| names.insert((attribute.ns.clone(), attribute.name.clone())));
         Ok(())
     }
 

@@ -66,7 +66,11 @@ impl Element {
 #[derive(Debug, Clone)]
 pub(crate) struct Attribute {
     pub(crate) name: String,
+    /// Its namespace: the target's when qualified (`attributeFormDefault`, `form`), else none.
+    pub(crate) ns: String,
     pub(crate) ty: QName,
+    /// An anonymous simple type, which `ty` then does not name.
+    pub(crate) simple: Option<Simple>,
     /// `fixed=`, else `default=`: the value written.
     pub(crate) value: Option<String>,
 }
@@ -213,6 +217,7 @@ impl Schemas {
         let reader = Reader {
             target,
             qualified: schema.attribute("elementFormDefault") == Some("qualified"),
+            attributes_qualified: schema.attribute("attributeFormDefault") == Some("qualified"),
             document,
         };
         for child in schema.children().filter(is_xsd) {
@@ -278,6 +283,8 @@ fn is_derivation(node: &Node<'_, '_>) -> bool {
 struct Reader<'a> {
     target: &'a str,
     qualified: bool,
+    /// `attributeFormDefault="qualified"`.
+    attributes_qualified: bool,
     document: &'a str,
 }
 
@@ -436,9 +443,23 @@ impl Reader<'_> {
             Some(ty) => self.qname(node, ty)?,
             None => QName::new(XSD, "string"),
         };
+        let simple = match child(node, "simpleType") {
+            Some(simple) => Some(self.simple(simple)?),
+            None => None,
+        };
+        let qualified = match node.attribute("form") {
+            Some(form) => form == "qualified",
+            None => self.attributes_qualified,
+        };
         complex.attributes.push(Attribute {
             name: name.to_owned(),
+            ns: if qualified {
+                self.target.to_owned()
+            } else {
+                String::new()
+            },
             ty,
+            simple,
             value: fixed_or_default(node),
         });
         Ok(())

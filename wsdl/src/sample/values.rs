@@ -62,16 +62,8 @@ impl Sampler<'_> {
                         }
                     }
                 }
-                if let Some(min_length) = *min_length {
-                    // Checked before it is made: a length may say 4 billion.
-                    if min_length > self.budget {
-                        return Err(self.too_large());
-                    }
-                    let have = value.chars().count();
-                    value.extend(std::iter::repeat_n('x', min_length.saturating_sub(have)));
-                }
-                if let Some(max_length) = *max_length {
-                    value = value.chars().take(max_length).collect();
+                if min_length.is_some() || max_length.is_some() {
+                    value = self.within_length(base, value, *min_length, *max_length)?;
                 }
                 Ok(value)
             }
@@ -135,32 +127,74 @@ impl Sampler<'_> {
     }
     /// restriction of one.
     fn integral(&self, ty: &QName) -> bool {
-        let mut ty = ty.clone();
+        matches!(
+            self.primitive(ty),
+            Primitive::Builtin(
+                "integer"
+                    | "int"
+                    | "long"
+                    | "short"
+                    | "byte"
+                    | "nonNegativeInteger"
+                    | "positiveInteger"
+                    | "nonPositiveInteger"
+                    | "negativeInteger"
+                    | "unsignedLong"
+                    | "unsignedInt"
+                    | "unsignedShort"
+                    | "unsignedByte"
+            )
+        )
+    }
+
+    /// What `ty` restricts in the end: a built-in type (by its local name), or a list.
+    fn primitive<'b>(&'b self, ty: &'b QName) -> Primitive<'b> {
+        let mut ty = ty;
         for _ in 0..MAX_DEPTH {
             if ty.ns == XSD {
-                return matches!(
-                    ty.local.as_str(),
-                    "integer"
-                        | "int"
-                        | "long"
-                        | "short"
-                        | "byte"
-                        | "nonNegativeInteger"
-                        | "positiveInteger"
-                        | "nonPositiveInteger"
-                        | "negativeInteger"
-                        | "unsignedLong"
-                        | "unsignedInt"
-                        | "unsignedShort"
-                        | "unsignedByte"
-                );
+                return match ty.local.as_str() {
+                    "NMTOKENS" | "IDREFS" | "ENTITIES" => Primitive::List,
+                    local => Primitive::Builtin(local),
+                };
             }
-            match self.schemas.types.get(&ty) {
-                Some(Type::Simple(Simple::Restriction { base, .. })) => ty = base.clone(),
-                _ => return false,
+            match self.schemas.types.get(ty) {
+                Some(Type::Simple(Simple::Restriction { base, .. })) => ty = base,
+                Some(Type::Simple(Simple::List(_))) => return Primitive::List,
+                _ => return Primitive::Other,
             }
         }
-        false
+        Primitive::Other
+    }
+
+    /// `value`, of a restriction of `base`, lengthened or shortened to within the length
+    /// facets, as XSD counts a length: octets for the binary types, items for a list,
+    /// characters for the rest.
+    fn within_length(
+        &self,
+        base: &QName,
+        value: String,
+        min: Option<usize>,
+        max: Option<usize>,
+    ) -> Result<String, WsdlError> {
+        // Checked before it is made: a length may say 4 billion (twice that in hex digits).
+        if min.is_some_and(|min| min.saturating_mul(2) > self.budget) {
+            return Err(self.too_large());
+        }
+        let fit = |have: usize| have.max(min.unwrap_or(0)).min(max.unwrap_or(usize::MAX));
+        Ok(match self.primitive(base) {
+            Primitive::Builtin("hexBinary") => "0A".repeat(fit(value.len() / 2)),
+            Primitive::Builtin("base64Binary") => base64_of_x(fit(6)),
+            Primitive::List => {
+                let item = value.split_whitespace().next().unwrap_or("x").to_owned();
+                vec![item; fit(1)].join(" ")
+            }
+            _ => {
+                let mut value = value;
+                let have = value.chars().count();
+                value.extend(std::iter::repeat_n('x', fit(have).saturating_sub(have)));
+                value.chars().take(fit(have)).collect()
+            }
+        })
     }
 }
 
@@ -235,4 +269,22 @@ fn bounded(
         text = "1".to_owned();
     }
     Some(text)
+}
+
+/// What a simple type restricts in the end.
+enum Primitive<'a> {
+    Builtin(&'a str),
+    List,
+    Other,
+}
+
+/// The base64 of `octets` bytes of `x`.
+fn base64_of_x(octets: usize) -> String {
+    let mut text = "eHh4".repeat(octets / 3);
+    text.push_str(match octets % 3 {
+        1 => "eA==",
+        2 => "eHg=",
+        _ => "",
+    });
+    text
 }

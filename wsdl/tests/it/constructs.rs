@@ -165,6 +165,22 @@ fn bounds_and_digits_give_values_within_them() {
             r#"<xsd:minInclusive value="2030-06-01"/>"#,
             "2030-06-01",
         ),
+        // Lengths count octets of the binary types (ONVIF's 16-octet hexBinary was 32
+        // characters of `0A0Bxx...`), items of a list.
+        (
+            "hexBinary",
+            r#"<xsd:minLength value="16"/>"#,
+            "0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A0A",
+        ),
+        ("hexBinary", r#"<xsd:length value="1"/>"#, "0A"),
+        ("base64Binary", r#"<xsd:length value="4"/>"#, "eHh4eA=="),
+        ("base64Binary", r#"<xsd:maxLength value="2"/>"#, "eHg="),
+        (
+            "NMTOKENS",
+            r#"<xsd:minLength value="2"/>"#,
+            "sample1 sample1",
+        ),
+        ("string", r#"<xsd:minLength value="10"/>"#, "sample 1xx"),
     ];
     for (index, (base, facets, want)) in cases.iter().enumerate() {
         let payload = format!(r#"<Req xmlns="urn:t">{want}</Req>"#);
@@ -177,11 +193,16 @@ fn bounds_and_digits_give_values_within_them() {
     }
 }
 
-/// What stands in for an abstract declaration, what `fixed` and `default` require, and a
-/// recursion whose every branch recurses.
+/// What stands in for an abstract declaration, what `fixed` and `default` require, a recursion
+/// whose every branch recurses, and attributes qualified or of an anonymous type.
 #[test]
 fn abstractions_fixed_values_and_recursive_choices_are_written_validly() {
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "a qualified attribute (Workday's attributeFormDefault) and one of an anonymous type",
+            r#"<xsd:element name="Req"><xsd:complexType><xsd:simpleContent><xsd:extension base="xsd:string"><xsd:attribute name="type" type="xsd:string" use="required" form="qualified"/><xsd:attribute name="unit" use="required"><xsd:simpleType><xsd:restriction base="xsd:string"><xsd:enumeration value="kg"/></xsd:restriction></xsd:simpleType></xsd:attribute></xsd:extension></xsd:simpleContent></xsd:complexType></xsd:element>"#,
+            r#"<Req xmlns="urn:t" xmlns:a0="urn:t" a0:type="sample 1" unit="kg">sample 2</Req>"#,
+        ),
         (
             "an abstract head: its first concrete member by name",
             r#"<xsd:element name="Shape" abstract="true" type="xsd:string"/>
