@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use roxmltree::Node;
 
-use binding::RawBinding;
+use binding::{RawBinding, RawOperation};
 use xml::parse;
 
 use crate::location::Location;
@@ -90,6 +90,9 @@ pub(crate) struct Definitions {
     bytes: usize,
     /// Hosts besides the WSDL's own that imports may fetch from.
     allow_hosts: Vec<String>,
+    /// Namespaces whose `wsdl:import` could not be read, and why: an operation that needs
+    /// their port types or messages is skipped, saying so.
+    unread: HashMap<String, String>,
 }
 
 impl Definitions {
@@ -176,12 +179,7 @@ impl Definitions {
             }
             let name = || QName::new(&target, node.attribute("name").unwrap_or_default());
             match tag.name() {
-                "import" => {
-                    if let Some(reference) = node.attribute("location") {
-                        let imported = location.join(reference, root, &self.allow_hosts)?;
-                        self.document(&imported, root, loader)?;
-                    }
-                }
+                "import" => self.wsdl_import(node, location, root, loader)?,
                 "types" => {
                     for schema in node
                         .children()
@@ -251,6 +249,37 @@ impl Definitions {
                 }
                 _ => {}
             }
+        }
+        Ok(())
+    }
+
+    /// A `wsdl:import`: read, or, when it cannot be (another host, a file not there), noted
+    /// with why for the operations that need it.
+    fn wsdl_import(
+        &mut self,
+        node: Node<'_, '_>,
+        location: &Location,
+        root: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<(), WsdlError> {
+        let Some(reference) = node.attribute("location") else {
+            return Ok(());
+        };
+        // As with a schema import: one that cannot be read refuses only the
+        // operations that need what it declares (ONVIF's event service imports
+        // OASIS' notification port types by their absolute address).
+        let imported = location
+            .join(reference, root, &self.allow_hosts)
+            .and_then(|imported| self.document(&imported, root, loader));
+        match imported {
+            Ok(()) => {}
+            Err(error @ (WsdlError::Outside { .. } | WsdlError::Load { .. })) => {
+                let namespace = node.attribute("namespace").unwrap_or_default();
+                self.unread
+                    .entry(namespace.to_owned())
+                    .or_insert_with(|| error.to_string());
+            }
+            Err(other) => return Err(other),
         }
         Ok(())
     }
@@ -332,7 +361,19 @@ impl Definitions {
 }
 
 impl Definitions {
-    /// Each SOAP binding joined to its port type's messages.
+    /// `what` is not in the WSDL: said with why its namespace's WSDL import was not read, if
+    /// it was not.
+    fn missing(&self, what: String, name: &QName) -> WsdlError {
+        let why = self.unread.get(&name.ns).map_or_else(String::new, |why| {
+            format!(" (its WSDL import was not read: {why})")
+        });
+        WsdlError::Missing {
+            what: format!("{what}{why}"),
+        }
+    }
+
+    /// Each SOAP binding joined to its port type's messages. An operation whose port type,
+    /// operation or message is not there is kept with why, to be skipped saying so.
     fn bindings(&self) -> Result<Vec<Binding>, WsdlError> {
         let mut bindings = Vec::new();
         for raw in &self.raw_bindings {
@@ -351,68 +392,15 @@ impl Definitions {
                         _ => None,
                     }
                 })
-                .ok_or_else(|| WsdlError::Missing {
-                    what: format!("port type {} of binding {}", raw.port_type, raw.name.local),
-                })?;
-            let mut operations = Vec::new();
-            for op in &raw.operations {
-                let (input, output) =
-                    port_type.get(&op.name).ok_or_else(|| WsdlError::Missing {
-                        what: format!("operation {} in port type {}", op.name, raw.port_type),
-                    })?;
-                let parts = |message: &QName| {
-                    self.messages
-                        .get(message)
-                        .map(|parts| parts.iter().map(|(_, part)| part.clone()).collect())
-                        .ok_or_else(|| WsdlError::Missing {
-                            what: format!("message {message}"),
-                        })
-                };
-                let mut unsupported = op.unsupported.clone();
-                let mut headers = Vec::new();
-                for (message, part, line) in &op.headers {
-                    let named = self
-                        .messages
-                        .get(message)
-                        .and_then(|parts| parts.iter().find(|(name, _)| name == part));
-                    match named {
-                        Some((_, part)) => headers.push(part.clone()),
-                        None => unsupported.push(WsdlError::Malformed {
-                            what: format!(
-                                "the soap:header of operation {} names part {part:?} of message {message}, which the WSDL lacks",
-                                op.name
-                            ),
-                            document: raw.document.clone(),
-                            line: *line,
-                        }),
-                    }
-                }
-                let body = match &op.body_parts {
-                    None => parts(input)?,
-                    Some(names) => {
-                        let all = self.messages.get(input).cloned().unwrap_or_default();
-                        names
-                            .iter()
-                            .filter_map(|name| {
-                                all.iter()
-                                    .find(|(part, _)| part == name)
-                                    .map(|(_, p)| p.clone())
-                            })
-                            .collect()
-                    }
-                };
-                operations.push(BoundOperation {
-                    name: op.name.clone(),
-                    action: op.action.clone(),
-                    rpc: op.rpc,
-                    namespace: op.namespace.clone(),
-                    encoding: op.encoding.clone(),
-                    input: body,
-                    output: output.as_ref().map(parts).transpose()?,
-                    headers,
-                    unsupported,
+                .ok_or_else(|| {
+                    let what = format!("port type {} of binding {}", raw.port_type, raw.name.local);
+                    self.missing(what, &raw.port_type)
                 });
-            }
+            let operations = raw
+                .operations
+                .iter()
+                .map(|op| self.join(raw, port_type.as_ref(), op))
+                .collect();
             bindings.push(Binding {
                 name: raw.name.local.clone(),
                 version: raw.version,
@@ -426,6 +414,97 @@ impl Definitions {
             });
         }
         Ok(bindings)
+    }
+
+    /// One operation of `raw` joined to its port type's messages, or kept with why not.
+    fn join(
+        &self,
+        raw: &RawBinding,
+        port_type: Result<&&HashMap<String, (QName, Option<QName>)>, &WsdlError>,
+        op: &RawOperation,
+    ) -> BoundOperation {
+        let parts = |message: &QName| {
+            self.messages
+                .get(message)
+                .map(|parts| parts.iter().map(|(_, part)| part.clone()).collect())
+                .ok_or_else(|| self.missing(format!("message {message}"), message))
+        };
+        let found = port_type
+            .map_err(|error| (*error).clone())
+            .and_then(|port_type| {
+                let (input, output) = port_type.get(&op.name).ok_or_else(|| {
+                    let what = format!("operation {} in port type {}", op.name, raw.port_type);
+                    self.missing(what, &raw.port_type)
+                })?;
+                Ok((
+                    input,
+                    parts(input)?,
+                    output.as_ref().map(parts).transpose()?,
+                ))
+            });
+        let (input, all_parts, output) = match found {
+            Ok(found) => found,
+            Err(error) => {
+                // Skipped with why (an answer is assumed: not a one-way operation).
+                let mut unsupported = op.unsupported.clone();
+                unsupported.push(error);
+                return BoundOperation {
+                    name: op.name.clone(),
+                    action: op.action.clone(),
+                    rpc: op.rpc,
+                    namespace: op.namespace.clone(),
+                    encoding: op.encoding.clone(),
+                    input: Vec::new(),
+                    output: Some(Vec::new()),
+                    headers: Vec::new(),
+                    unsupported,
+                };
+            }
+        };
+        let mut unsupported = op.unsupported.clone();
+        let mut headers = Vec::new();
+        for (message, part, line) in &op.headers {
+            let named = self
+                .messages
+                .get(message)
+                .and_then(|parts| parts.iter().find(|(name, _)| name == part));
+            match named {
+                    Some((_, part)) => headers.push(part.clone()),
+                    None => unsupported.push(WsdlError::Malformed {
+                        what: format!(
+                            "the soap:header of operation {} names part {part:?} of message {message}, which the WSDL lacks",
+                            op.name
+                        ),
+                        document: raw.document.clone(),
+                        line: *line,
+                    }),
+                }
+        }
+        let body = match &op.body_parts {
+            None => all_parts,
+            Some(names) => {
+                let all = self.messages.get(input).cloned().unwrap_or_default();
+                names
+                    .iter()
+                    .filter_map(|name| {
+                        all.iter()
+                            .find(|(part, _)| part == name)
+                            .map(|(_, p)| p.clone())
+                    })
+                    .collect()
+            }
+        };
+        BoundOperation {
+            name: op.name.clone(),
+            action: op.action.clone(),
+            rpc: op.rpc,
+            namespace: op.namespace.clone(),
+            encoding: op.encoding.clone(),
+            input: body,
+            output,
+            headers,
+            unsupported,
+        }
     }
 }
 

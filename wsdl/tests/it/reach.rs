@@ -258,3 +258,34 @@ fn only_what_an_operation_reaches_is_judged() {
         },
     );
 }
+
+/// A `wsdl:import` that is not read (another host, not named) refuses only the operations
+/// whose port type it would declare, as ONVIF's event service's OASIS port types.
+#[test]
+fn an_unread_wsdl_import_refuses_only_what_needs_it() {
+    let remote = operations(PLAIN, &[("Get", "Plain")])
+        .replacen(
+            "<types>",
+            r#"<import namespace="urn:other" location="http://elsewhere.example/other.wsdl"/><types>"#,
+            1,
+        )
+        .replacen(
+            "</definitions>",
+            r#"<binding name="Remote" type="o:Producer" xmlns:o="urn:other"><soap:binding transport="http://schemas.xmlsoap.org/soap/http" style="document"/><operation name="Notify"><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation></binding></definitions>"#,
+            1,
+        );
+    check(
+        "an operation of the imported port type is skipped, the others written",
+        vec![("w.wsdl", remote)],
+        3,
+        &Want::Skips {
+            tests: &["Get-B"],
+            skipped: &[&[
+                "Notify (Remote)",
+                "port type {urn:other}Producer of binding Remote",
+                "its WSDL import was not read",
+                "--allow-host elsewhere.example",
+            ]],
+        },
+    );
+}
