@@ -79,6 +79,11 @@ pub enum Behaviour {
     /// element and whose head its action gets `200` with the operation's response element, in
     /// the request's SOAP version; anything else a `500` Fault.
     Soap(&'static [SoapOperation]),
+    /// Documents by request target (path and query, compared without regard to case, as a
+    /// WCF host's `/Service.svc?wsdl` and `?xsd=xsd0`): each `200` with its text, `{base}` in
+    /// it replaced by `http://` and the request's Host, as a host writes its own address;
+    /// any other target `404`.
+    Documents(&'static [(&'static str, &'static str)]),
 }
 
 /// One operation of [`Behaviour::Soap`].
@@ -296,6 +301,24 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             Behaviour::Soap(_) => {
                 let (status, body) = soap_answer.unwrap_or_default();
                 response(status, connection, body.as_bytes())
+            }
+            Behaviour::Documents(documents) => {
+                let target = head.split_whitespace().nth(1).unwrap_or_default();
+                let host = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("host:"))
+                    .unwrap_or_default()
+                    .trim();
+                match documents
+                    .iter()
+                    .find(|(path, _)| path.eq_ignore_ascii_case(target))
+                {
+                    Some((_, text)) => {
+                        let text = text.replace("{base}", &format!("http://{host}"));
+                        response(200, connection, text.as_bytes())
+                    }
+                    None => response(404, connection, b"no such document\n"),
+                }
             }
             Behaviour::AnswerOnce if n == 0 => response(200, "close", BODY),
             Behaviour::AnswerOnce => return,

@@ -78,6 +78,33 @@ const SHOP: &[SoapOperation] = &[
     },
 ];
 
+/// A WCF host's metadata as it serves it (`suite/tests/wcf/`, in the shape WCF writes: the
+/// contract's port type in `?wsdl=wsdl0`, its schemas in `?xsd=xsd0..2` by absolute address,
+/// the serialization schema's guid and duration patterns).
+const WCF_DOCUMENTS: &[(&str, &str)] = &[
+    ("/ShopService.svc?wsdl", include_str!("../wcf/service.wsdl")),
+    (
+        "/ShopService.svc?wsdl=wsdl0",
+        include_str!("../wcf/wsdl0.wsdl"),
+    ),
+    ("/ShopService.svc?xsd=xsd0", include_str!("../wcf/xsd0.xsd")),
+    ("/ShopService.svc?xsd=xsd1", include_str!("../wcf/xsd1.xsd")),
+    ("/ShopService.svc?xsd=xsd2", include_str!("../wcf/xsd2.xsd")),
+];
+
+const WCF: &[SoapOperation] = &[
+    SoapOperation {
+        action: "http://example.org/shop/contracts/IShop/GetData",
+        request: "GetData",
+        response: "GetDataResponse",
+    },
+    SoapOperation {
+        action: "http://example.org/shop/contracts/IShop/GetOrder",
+        request: "GetOrder",
+        response: "GetOrderResponse",
+    },
+];
+
 #[test]
 fn cases_from_a_wsdl_pass_the_suite_check() {
     let _lock = one_at_a_time();
@@ -93,9 +120,20 @@ fn cases_from_a_wsdl_pass_the_suite_check() {
     let (mut secure, secure_url) = our_server(&["--tls-cert", &cert, "--tls-key", &key]);
     let stockquote = TestServer::start(Behaviour::Soap(STOCKQUOTE));
     let shop = TestServer::start(Behaviour::Soap(SHOP));
+    let wcf_host = TestServer::start(Behaviour::Documents(WCF_DOCUMENTS));
+    let wcf = TestServer::start(Behaviour::Soap(WCF));
     let ca = certs.ca_cert.to_str().unwrap().to_owned();
     let wsdl = |name: &str| wsdl_dir().join(name).to_str().unwrap().to_owned();
-    let table: [(&str, Vec<String>, String, &[&str]); 4] = [
+    let table: [(&str, Vec<String>, String, &[&str]); 5] = [
+        (
+            "a WCF host",
+            vec![format!(
+                "http://127.0.0.1:{}/ShopService.svc?wsdl",
+                wcf_host.port
+            )],
+            wcf.url(),
+            &["GetData", "GetOrder"],
+        ),
         (
             "ours",
             vec![format!("{plain_url}?wsdl"), "--size".into(), "20".into()],
