@@ -92,6 +92,12 @@ const WCF_DOCUMENTS: &[(&str, &str)] = &[
     ("/ShopService.svc?xsd=xsd2", include_str!("../wcf/xsd2.xsd")),
 ];
 
+const DIRECTORY: &[SoapOperation] = &[SoapOperation {
+    action: "urn:example:directory#AddPerson",
+    request: "AddPerson",
+    response: "AddPersonResponse",
+}];
+
 const WCF: &[SoapOperation] = &[
     SoapOperation {
         action: "http://example.org/shop/contracts/IShop/GetData",
@@ -122,9 +128,16 @@ fn cases_from_a_wsdl_pass_the_suite_check() {
     let shop = TestServer::start(Behaviour::Soap(SHOP));
     let wcf_host = TestServer::start(Behaviour::Documents(WCF_DOCUMENTS));
     let wcf = TestServer::start(Behaviour::Soap(WCF));
+    let directory = TestServer::start(Behaviour::Soap(DIRECTORY));
     let ca = certs.ca_cert.to_str().unwrap().to_owned();
     let wsdl = |name: &str| wsdl_dir().join(name).to_str().unwrap().to_owned();
-    let table: [(&str, Vec<String>, String, &[&str]); 5] = [
+    let table: [(&str, Vec<String>, String, &[&str]); 6] = [
+        (
+            "rpc/encoded",
+            vec![wsdl("encoded.wsdl")],
+            directory.url(),
+            &["AddPerson"],
+        ),
         (
             "a WCF host",
             vec![format!(
