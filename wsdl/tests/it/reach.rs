@@ -289,3 +289,55 @@ fn an_unread_wsdl_import_refuses_only_what_needs_it() {
         },
     );
 }
+
+/// What an abstraction or an encoding may say that no value can meet, or that loops: each is
+/// named, and nothing hangs.
+#[test]
+fn abstractions_that_cannot_be_written_are_named() {
+    let req = |types: &str, ty: &str| {
+        operations(
+            &format!(r#"{types}<xsd:element name="Req" type="{ty}"/>"#),
+            &[("Get", "Req")],
+        )
+    };
+    let cases: [(&str, String, &[&str]); 4] = [
+        (
+            "abstract heads that stand in for each other",
+            operations(
+                r#"<xsd:element name="A" abstract="true" substitutionGroup="tns:B" type="xsd:string"/><xsd:element name="B" abstract="true" substitutionGroup="tns:A" type="xsd:string"/><xsd:element name="Req"><xsd:complexType><xsd:sequence><xsd:element ref="tns:A"/></xsd:sequence></xsd:complexType></xsd:element>"#,
+                &[("Get", "Req")],
+            ),
+            &["abstract element {urn:t}A, which no concrete element"],
+        ),
+        (
+            "an abstract type nothing derives from",
+            req(
+                r#"<xsd:complexType name="T" abstract="true"><xsd:sequence><xsd:element name="a" type="xsd:int"/></xsd:sequence></xsd:complexType>"#,
+                "tns:T",
+            ),
+            &["abstract type {urn:t}T, from which no concrete type derives"],
+        ),
+        (
+            "abstract types derived from each other",
+            req(
+                r#"<xsd:complexType name="T" abstract="true"><xsd:complexContent><xsd:extension base="tns:U"/></xsd:complexContent></xsd:complexType><xsd:complexType name="U"><xsd:complexContent><xsd:extension base="tns:T"/></xsd:complexContent></xsd:complexType>"#,
+                "tns:T",
+            ),
+            &["derives from itself"],
+        ),
+        (
+            "a SOAP-encoded array of arrays",
+            req(
+                r#"<xsd:complexType name="T"><xsd:complexContent><xsd:restriction base="soapenc:Array" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/"><xsd:attribute ref="soapenc:arrayType" wsdl:arrayType="xsd:string[][]" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"/></xsd:restriction></xsd:complexContent></xsd:complexType>"#,
+                "tns:T",
+            ),
+            &["a SOAP-encoded array of arrays (xsd:string[][])"],
+        ),
+    ];
+    for (name, text, words) in cases {
+        let mut want = vec!["no operation could be written", "Get (B)"];
+        want.extend_from_slice(words);
+        let want: &'static [&'static str] = Vec::leak(want);
+        check(name, vec![("w.wsdl", text)], 3, &Want::Refused(want));
+    }
+}
