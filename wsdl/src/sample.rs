@@ -163,6 +163,9 @@ impl<'a> Sampler<'a> {
             TypeRef::Named(name) if name.ns == XSD || name.ns == SOAP_ENCODING => {
                 if name.ns == SOAP_ENCODING && name.local == "Array" {
                     // An array of undeclared items: none.
+                    if self.encoded {
+                        out.push_str(" xsi:type=\"soapenc:Array\"");
+                    }
                     out.push_str(EMPTY_ARRAY);
                     out.push_str("</");
                     out.push_str(&element.name.local);

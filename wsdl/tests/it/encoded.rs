@@ -49,6 +49,7 @@ fn encoded_bodies_decode_to_the_values_written() {
         r#"xsi:type="soapenc:Array""#,
         r#"soapenc:arrayType="at:Person[2]""#,
         r#"xsi:type="soapenc:string""#,
+        r#"<extra xmlns="" xsi:type="soapenc:Array""#,
     ];
     // (WSDL, size, what the operation received, what the body holds)
     let cases: [(&str, u32, &str, &[&str]); 3] = [
@@ -59,7 +60,7 @@ fn encoded_bodies_decode_to_the_values_written() {
                 r#"["AddPerson",[1,{"name":"sample 2","age":3,"tag":["sample 4","sample 5"]},"#,
                 r#"[{"name":"sample 6","age":7,"tag":["sample 8","sample 9"]},"#,
                 r#"{"name":"sample 10","age":11,"tag":["sample 12","sample 13"]}],"#,
-                r#"[14,15],"sample 16"]]"#
+                r#"[14,15],"sample 16",[]]]"#
             ),
             marks,
         ),
@@ -68,7 +69,7 @@ fn encoded_bodies_decode_to_the_values_written() {
             1,
             concat!(
                 r#"["AddPerson",[1,{"name":"sample 2","age":3,"tag":"sample 4"},"#,
-                r#"[{"name":"sample 5","age":6,"tag":"sample 7"}],[8],"sample 9"]]"#
+                r#"[{"name":"sample 5","age":6,"tag":"sample 7"}],[8],"sample 9",[]]]"#
             ),
             &[r#"soapenc:arrayType="at:int[1]""#],
         ),
