@@ -208,9 +208,7 @@ def check(wsdl, loadgen, folder, standard):
     row = {
         "exit": run.returncode,
         "cases": 0,
-        "skipped": sum(1 for line in (run.stdout + run.stderr).splitlines()
-                       if line.startswith("skipped:") or line.startswith("  ") and "(" in line
-                       and run.returncode != 0),
+        "skipped": 0,
         "validated": 0, "valid": 0, "encoded": 0, "decoded": 0, "rpc": 0,
         "why": "",
         "validator": "xmllint",
@@ -219,7 +217,6 @@ def check(wsdl, loadgen, folder, standard):
         first = (run.stderr.strip().splitlines() or [""])[0]
         second = (run.stderr.strip().splitlines() + ["", ""])[1].strip()
         row["why"] = (first + " " + second).replace(wsdl, "WSDL")[:240]
-        row["skipped"] = 0
         return row
     row["skipped"] = sum(1 for line in run.stdout.splitlines() if line.startswith("skipped:"))
     files = sorted(f for f in os.listdir(out) if f.endswith(".xml"))
