@@ -45,6 +45,12 @@ impl Sampler<'_> {
         let Some(item) = &complex.array_of else {
             return Ok(());
         };
+        if item.ns.is_empty() {
+            // A prefix cannot be bound to no namespace, and the default one may be another.
+            return Err(unsupported(format!(
+                "a SOAP-encoded array of {item}, a type of no namespace"
+            )));
+        }
         let count = self.size;
         out.push_str(" xmlns:soapenc=\"");
         out.push_str(SOAP_ENCODING);

@@ -118,10 +118,12 @@ impl Reader<'_> {
     /// strings).
     pub(super) fn array_item(&self, derivation: Node<'_, '_>) -> Result<QName, WsdlError> {
         const WSDL: &str = "http://schemas.xmlsoap.org/wsdl/";
-        let declared = derivation
-            .descendants()
-            .find_map(|node| node.attribute((WSDL, "arrayType")));
-        if let Some(declared) = declared {
+        // The declaration's prefix is resolved where it is written.
+        let declared = derivation.descendants().find_map(|node| {
+            node.attribute((WSDL, "arrayType"))
+                .map(|value| (node, value))
+        });
+        if let Some((node, declared)) = declared {
             let declared = declared.trim();
             // `T[]`, `T[2]`, `T[,]`: the last brackets are this array's; more are an array of
             // arrays.
@@ -134,7 +136,7 @@ impl Reader<'_> {
                     &format!("a SOAP-encoded array of arrays ({declared})"),
                 ));
             }
-            return self.qname(derivation, item);
+            return self.qname(node, item);
         }
         let element = derivation
             .descendants()

@@ -300,7 +300,7 @@ fn abstractions_that_cannot_be_written_are_named() {
             &[("Get", "Req")],
         )
     };
-    let cases: [(&str, String, &[&str]); 4] = [
+    let cases: [(&str, String, &[&str]); 5] = [
         (
             "abstract heads that stand in for each other",
             operations(
@@ -332,6 +332,14 @@ fn abstractions_that_cannot_be_written_are_named() {
                 "tns:T",
             ),
             &["a SOAP-encoded array of arrays (xsd:string[][])"],
+        ),
+        (
+            "a SOAP-encoded array of a type of no namespace",
+            req(
+                r#"<xsd:complexType name="T"><xsd:complexContent><xsd:restriction base="soapenc:Array" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/"><xsd:attribute ref="soapenc:arrayType" wsdl:arrayType="Item[]" xmlns="" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"/></xsd:restriction></xsd:complexContent></xsd:complexType>"#,
+                "tns:T",
+            ),
+            &["a SOAP-encoded array of Item, a type of no namespace"],
         ),
     ];
     for (name, text, words) in cases {
