@@ -103,14 +103,15 @@ impl<'a> Sampler<'a> {
         ns: &str,
         out: &mut String,
     ) -> Result<(), WsdlError> {
-        let element = self.schemas.concrete_element(name, &self.open_elements())?;
+        let element = self.schemas.concrete_element(name, &self.open(false))?;
         self.element(&element, ns, out)
     }
 
-    /// The global elements being written: a substitute is chosen among the others.
-    fn open_elements(&self) -> Vec<QName> {
-        let open = self.stack.iter().filter_map(|open| match open {
-            Open::Element(name) => Some(name.clone()),
+    /// The global elements (`types` false) or named types being written: what stands in for
+    /// an abstract one is chosen among the others.
+    fn open(&self, types: bool) -> Vec<QName> {
+        let open = self.stack.iter().filter_map(|open| match (open, types) {
+            (Open::Element(name), false) | (Open::Type(name), true) => Some(name.clone()),
             _ => None,
         });
         open.collect()
@@ -195,7 +196,7 @@ impl<'a> Sampler<'a> {
                 // xsi:type.
                 let (name, ty) = match ty {
                     Type::Complex(complex) if complex.is_abstract => {
-                        let open = self.open_types();
+                        let open = self.open(true);
                         let derived = self.schemas.concrete_type(name, &open)?;
                         write_xsi_type(&derived, &inner_ns, out)?;
                         let ty = self.schemas.types[&derived].clone();
@@ -223,15 +224,6 @@ impl<'a> Sampler<'a> {
         out.push_str(&element.name.local);
         out.push('>');
         Ok(())
-    }
-
-    /// The named types being written: a derived type is chosen among the others.
-    fn open_types(&self) -> Vec<QName> {
-        let open = self.stack.iter().filter_map(|open| match open {
-            Open::Type(name) => Some(name.clone()),
-            _ => None,
-        });
-        open.collect()
     }
 
     /// [`Sampler::content`], a simple type's value given by the element's `fixed` or
