@@ -268,20 +268,33 @@ impl Definitions {
         // As with a schema import: one that cannot be read refuses only the
         // operations that need what it declares (ONVIF's event service imports
         // OASIS' notification port types by their absolute address).
+        if let Some(why) = self.follow(reference, location, root, loader)? {
+            let namespace = node.attribute("namespace").unwrap_or_default();
+            self.unread.entry(namespace.to_owned()).or_insert(why);
+        }
+        Ok(())
+    }
+
+    /// Reads the document `reference` names from `location`: `Some(why)` when it cannot be
+    /// read (another host not named, a file not there), which refuses only what needs it;
+    /// any other fault is the WSDL's.
+    fn follow(
+        &mut self,
+        reference: &str,
+        location: &Location,
+        root: &Location,
+        loader: &mut dyn Loader,
+    ) -> Result<Option<String>, WsdlError> {
         let imported = location
             .join(reference, root, &self.allow_hosts)
             .and_then(|imported| self.document(&imported, root, loader));
         match imported {
-            Ok(()) => {}
+            Ok(()) => Ok(None),
             Err(error @ (WsdlError::Outside { .. } | WsdlError::Load { .. })) => {
-                let namespace = node.attribute("namespace").unwrap_or_default();
-                self.unread
-                    .entry(namespace.to_owned())
-                    .or_insert_with(|| error.to_string());
+                Ok(Some(error.to_string()))
             }
-            Err(other) => return Err(other),
+            Err(other) => Err(other),
         }
-        Ok(())
     }
 
     fn schema(
@@ -313,23 +326,16 @@ impl Definitions {
             // there) refuses nothing by itself: what an operation reaches of its namespace is
             // said missing, with why. ONVIF's WSDLs import xmlmime and OASIS' schemas by their
             // absolute addresses.
-            let imported = location
-                .join(reference, root, &self.allow_hosts)
-                .and_then(|imported| self.document(&imported, root, loader));
-            match imported {
-                Ok(()) => {}
-                Err(error @ (WsdlError::Outside { .. } | WsdlError::Load { .. })) => {
-                    // An include's declarations are of the including schema's namespace.
-                    let namespace = import
-                        .attribute("namespace")
-                        .or_else(|| schema.attribute("targetNamespace"))
-                        .unwrap_or_default();
-                    self.schemas
-                        .unread
-                        .entry(namespace.to_owned())
-                        .or_insert_with(|| error.to_string());
-                }
-                Err(error) => return Err(error),
+            if let Some(why) = self.follow(reference, location, root, loader)? {
+                // An include's declarations are of the including schema's namespace.
+                let namespace = import
+                    .attribute("namespace")
+                    .or_else(|| schema.attribute("targetNamespace"))
+                    .unwrap_or_default();
+                self.schemas
+                    .unread
+                    .entry(namespace.to_owned())
+                    .or_insert(why);
             }
         }
         Ok(())
