@@ -49,10 +49,18 @@ fn main() -> ExitCode {
         Ok(code) => exit_code(code),
         Err(error) => {
             eprintln!("loadgen: {error:#}");
-            ExitCode::FAILURE
+            // A template or its data that cannot be used is the user's input, refused before
+            // the first request: 2, apart from a run that failed (1).
+            let input = error
+                .chain()
+                .any(|cause| cause.is::<loadgen::template::TemplateError>());
+            exit_code(if input { TEMPLATE_EXIT_CODE } else { 1 })
         }
     }
 }
+
+/// The exit code of a template or data file that cannot be used.
+const TEMPLATE_EXIT_CODE: i32 = 2;
 
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from((code & 0xff) as u8)

@@ -4,23 +4,20 @@
 //! mapped to typed [`Options`] here and nowhere else.
 
 pub mod flags;
+mod long;
 mod merge;
 mod mixes;
 mod values;
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use host::duration;
-use tls::client::{self as tls_client, ClientTls, Verify, Versions};
+use tls::client::{self as tls_client, ClientTls, Versions};
 
-use crate::clock;
 use crate::mix::Part;
 use crate::options::{
     Checks, Display, Header, JsonOut, Load, Options, Output, RequestOptions, Target,
 };
-use crate::pace::Rate;
-use crate::shard::Shard;
 use crate::url::{Authority, Scheme, Url};
 
 pub use self::merge::{MERGE_USAGE, MergeOptions, parse_merge};
@@ -174,6 +171,10 @@ struct Draft {
     /// `--mix FILE`, `--seed N`.
     mix_file: Option<PathBuf>,
     seed: Option<u64>,
+    /// `--template`, `--data FILE`, `--data-order`.
+    template: bool,
+    data_file: Option<PathBuf>,
+    data_order: Option<crate::template::DataOrder>,
     /// The first TLS option given, which an `http://` URL cannot use.
     tls_option: Option<String>,
     help: bool,
@@ -248,6 +249,7 @@ impl Draft {
                 http10: false,
                 http2: false,
                 mix: None,
+                templating: None,
             },
             checks: Checks {
                 expect_status: None,
@@ -276,6 +278,9 @@ impl Draft {
             weighted: Vec::new(),
             mix_file: None,
             seed: None,
+            template: false,
+            data_file: None,
+            data_order: None,
             tls_option: None,
             help: false,
             version: false,
@@ -340,6 +345,7 @@ impl Draft {
             ));
         }
         self.request.mix = self.mix()?;
+        self.request.templating = self.templating()?;
         let load = &mut self.load;
         if let Some(shard) = load.shard
             && load.share().concurrency == 0
@@ -488,111 +494,6 @@ impl Draft {
                 }
             }
             _ => unreachable!("the grammar's valued letters are these"),
-        }
-        Ok(())
-    }
-
-    fn long(&mut self, name: &str, value: Option<&str>) -> Result<(), UsageError> {
-        let Some(value) = value else {
-            match name {
-                "http1.0" => self.request.http10 = true,
-                "http2" => self.request.http2 = true,
-                "verify" => {
-                    self.tls_option.get_or_insert_with(|| "--verify".to_owned());
-                    if self.target.tls.verify == Verify::Off {
-                        self.target.tls.verify = Verify::SystemRoots;
-                    }
-                }
-                "tls-resume" => {
-                    self.tls_option
-                        .get_or_insert_with(|| "--tls-resume".to_owned());
-                    self.target.tls.resume = true;
-                }
-                _ => unreachable!("the grammar's long flags are these"),
-            }
-            return Ok(());
-        };
-        let bad = |what: &str| UsageError::usage(format!("loadgen: --{name} {value:?}: {what}"));
-        let duration = || duration::parse(value).map_err(|_| bad(duration::FORMS));
-        match name {
-            "threads" => {
-                let n: usize = value
-                    .parse()
-                    .map_err(|_| bad("expected a number of threads"))?;
-                if n == 0 {
-                    return Err(bad("expected at least one thread"));
-                }
-                self.load.n_threads = Some(n);
-            }
-            "streams" => {
-                let n: u32 = value
-                    .parse()
-                    .ok()
-                    .filter(|n| (1..=10_000).contains(n))
-                    .ok_or_else(|| bad("expected 1 to 10000 streams a connection"))?;
-                self.load.streams = Some(n);
-            }
-            "rate" => self.load.rate = Some(Rate::parse(value).map_err(|e| bad(&e.to_string()))?),
-            "duration" => self.load.duration = Some(duration()?),
-            "warmup" => self.load.warmup = Some(duration()?),
-            "timeout" => self.checks.request_timeout = Some(duration()?),
-            "json" => self.output.json = Some(json_out(value)),
-            "series" => self.output.series_file = Some(PathBuf::from(value)),
-            "metrics" => {
-                self.output.metrics =
-                    Some(value.parse().map_err(|_| {
-                        bad("expected an address and port, such as 127.0.0.1:9100")
-                    })?);
-            }
-            "metrics-hold" => self.output.metrics_hold = Some(duration()?),
-            "prom-remote-write" => {
-                let url = Url::parse(value).map_err(|error| bad(&error.to_string()))?;
-                if url.scheme != Scheme::Http || !value.contains("://") {
-                    return Err(bad(
-                        "expected an http:// URL (a Prometheus or an agent near loadgen; https:// is not offered)",
-                    ));
-                }
-                self.output.remote_write = Some(url);
-            }
-            "tls-groups" => {
-                self.tls_option
-                    .get_or_insert_with(|| "--tls-groups".to_owned());
-                self.target.tls.groups =
-                    tls_client::parse_group_list(value).map_err(|error| bad(&error.to_string()))?;
-            }
-            "cacert" => {
-                self.tls_option.get_or_insert_with(|| "--cacert".to_owned());
-                self.target.tls.verify = Verify::CaFile(PathBuf::from(value));
-            }
-            "expect-status" => {
-                let status = value
-                    .parse::<u16>()
-                    .ok()
-                    .and_then(|code| http::StatusCode::from_u16(code).ok())
-                    .ok_or_else(|| bad("expected an HTTP status code"))?;
-                self.checks.expect_status = Some(status);
-            }
-            "mix" => self.mix_file = Some(PathBuf::from(value)),
-            "seed" => {
-                self.seed = Some(value.parse().map_err(|_| bad("expected a whole number"))?);
-            }
-            "expect-body" => self.checks.expect_body = Some(value.to_owned()),
-            "reject-body" => self.checks.reject_body = Some(value.to_owned()),
-            "shard" => {
-                let shard = Shard::parse(value)
-                    .ok_or_else(|| bad("expected I/N with 0 <= I < N, such as 0/3"))?;
-                self.load.shard = Some(shard);
-            }
-            "start-at" => {
-                let at = clock::parse_start_at(value, SystemTime::now())
-                    .map_err(|error| bad(&error.to_string()))?;
-                self.load.start_at = Some(at);
-            }
-            _ => {
-                return Err(UsageError::usage(format!(
-                    "loadgen: unknown option --{name}"
-                )));
-            }
         }
         Ok(())
     }

@@ -41,7 +41,6 @@ use self::shared::{os_message, thread_cpu};
 use crate::schedule::{Claim, Schedule};
 use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
 
-/// The read buffer of a connection.
 const READ_BUFFER: usize = 64 * 1024;
 /// Longest time the loop sleeps without looking at the stop flag.
 const MAX_POLL_WAIT: Duration = Duration::from_millis(50);
@@ -435,8 +434,9 @@ impl Worker {
         }
         let kind = self.plan.kind_of(claim.ordinal);
         let capture_server = self.shared.awaiting_first_response(kind);
+        let fill = self.plan.fill(claim, self.index, index);
+        let request = (claim.counted, kind, fill);
         let connection = &mut self.connections[index];
-        let request = (claim.counted, kind);
         let outcome = if connection.start(&self.plan, request, intended, now, capture_server) {
             connection.send(&self.plan)
         } else {

@@ -17,7 +17,10 @@
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `field`: what may go on the wire in a request's head (a field's name and value, a path),
 //!   checked where it is read and where a request is built.
-//! - `request`: the request bytes, built once.
+//! - `request`: the request bytes, built once, or the request's templates.
+//! - [`template`]: `--template` and `--data FILE`: placeholders in the path, header values
+//!   and body, filled for each request from a data file's row or a function, rendered into
+//!   the connection's buffer.
 //! - [`exchange`]: one request and its whole answer on a blocking socket (TLS for https).
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`http2`]: a sans-IO HTTP/2 client for one request sent again and again: frames, flow
@@ -57,4 +60,5 @@ mod request;
 mod schedule;
 pub mod shard;
 pub mod stats;
+pub mod template;
 pub mod url;

@@ -20,6 +20,7 @@ use crate::pace::Pace;
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
+use crate::template::{Data, Filler};
 use crate::url::Scheme;
 
 pub use crate::engine::{Abort, Kind, Log, Plan, Shared};
@@ -71,18 +72,11 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         }
         Scheme::Http => None,
     };
-    let mut kinds = match &request.mix {
-        Some(mix) => mix
-            .parts
-            .iter()
-            .map(|part| {
-                let (target, request, checks) = part_options(part, target, request, checks);
-                kind((part.name.clone(), part.weight), &target, &request, &checks)
-                    .with_context(|| format!("in the mix's part {}", part.name))
-            })
-            .collect::<anyhow::Result<Vec<Kind>>>()?,
-        None => vec![kind((String::new(), 1), target, request, checks)?],
+    let data = match request.templating.as_ref().and_then(|t| t.data.as_deref()) {
+        Some(path) => Some(Data::read(path)?),
+        None => None,
     };
+    let mut kinds = kinds_of(target, request, checks, data.as_ref())?;
     let http2 = match request.http2 {
         true => Some(Http2Plan {
             requests: kinds
@@ -126,8 +120,18 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         });
         Arc::new(Live::new(n_threads, kinds.len(), names, offered))
     });
+    let filler = request.templating.as_ref().map(|templating| {
+        Filler::new(
+            data,
+            templating.order,
+            templating.seed,
+            share.shard,
+            n_threads,
+        )
+    });
     let plan = Arc::new(Plan {
         kinds,
+        filler,
         picker: request.mix.as_ref().map(Mix::picker),
         live,
         addr,
@@ -160,12 +164,47 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     Ok((plan, info))
 }
 
-/// One kind of request: its bytes (and HTTP/2 blocks when `--http2`) and its checks.
+/// The kinds of request: a mix's parts, or the one request.
+fn kinds_of(
+    target: &Target,
+    request: &RequestOptions,
+    checks: &Checks,
+    data: Option<&Data>,
+) -> anyhow::Result<Vec<Kind>> {
+    match &request.mix {
+        Some(mix) => mix
+            .parts
+            .iter()
+            .map(|part| {
+                let (target, request, checks) = part_options(part, target, request, checks);
+                kind(
+                    (part.name.clone(), part.weight),
+                    &target,
+                    &request,
+                    &checks,
+                    data,
+                )
+                .with_context(|| format!("in the mix's part {}", part.name))
+            })
+            .collect(),
+        None => Ok(vec![kind(
+            (String::new(), 1),
+            target,
+            request,
+            checks,
+            data,
+        )?]),
+    }
+}
+
+/// One kind of request: its bytes (and HTTP/2 blocks when `--http2`), its templates when
+/// `--template` (columns from `data`), and its checks.
 fn kind(
     (name, weight): (String, u32),
     target: &Target,
     request: &RequestOptions,
     checks: &Checks,
+    data: Option<&Data>,
 ) -> anyhow::Result<Kind> {
     let body = match &request.body_file {
         Some(path) => Some(
@@ -182,10 +221,26 @@ fn kind(
         }),
         false => None,
     };
+    let mut built = request::build(target, request, body.as_deref()).map_err(anyhow::Error::msg)?;
+    let mut template = None;
+    if request.templating.is_some() {
+        let source = request
+            .body_file
+            .as_ref()
+            .map_or_else(|| "the body".to_owned(), |path| path.display().to_string());
+        let templates = request::build_template(target, request, body.as_deref(), &source, data)?;
+        if templates.fills_values() {
+            template = Some(templates);
+        } else {
+            // Only literals (a `{{{{` among them): the same bytes for every request.
+            built.bytes = templates.render_fixed();
+        }
+    }
     Ok(Kind {
         name,
         weight,
-        request: request::build(target, request, body.as_deref()).map_err(anyhow::Error::msg)?,
+        request: built,
+        template,
         http2,
         body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
         expect_status: checks.expect_status.map(|status| status.as_u16()),

@@ -149,6 +149,22 @@ pub struct RequestOptions {
     /// the request above but for what its part sets.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<Mix>,
+    /// `--template`, `--data FILE`, `--data-order`: the path, header values and bodies are
+    /// templates, filled for each request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub templating: Option<Templating>,
+}
+
+/// What fills a templated run's placeholders (see [`crate::template`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Templating {
+    /// `--data FILE`: the rows of the columns a template names.
+    pub data: Option<PathBuf>,
+    /// `--data-order`: which row a request takes.
+    #[serde(default)]
+    pub order: crate::template::DataOrder,
+    /// `--seed`: the random rows, `random` and `pick` (1 by default).
+    pub seed: u64,
 }
 
 /// `--mix FILE` or `-p FILE@W` more than once: the kinds of request of a run, and the seed
@@ -384,6 +400,7 @@ impl TestIdentity {
         first_differing!(request.http10);
         first_differing!(request.http2);
         first_differing!(request.mix);
+        first_differing!(request.templating);
         first_differing!(checks.expect_status);
         first_differing!(checks.expect_body);
         first_differing!(checks.reject_body);

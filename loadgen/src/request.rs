@@ -1,4 +1,5 @@
-//! The request bytes, serialised once before the run and sent unchanged for every request.
+//! The request bytes, serialised once before the run and sent unchanged for every request, or
+//! (`--template`) the same request as templates rendered for each.
 //! `--http1.0` gives exactly ab's bytes (header order included); the default is the same
 //! request as HTTP/1.1, where keep-alive is the default and `Connection: close` asks for the
 //! opposite.
@@ -6,6 +7,7 @@
 use base64::Engine as _;
 
 use crate::options::{RequestOptions, Target};
+use crate::template::{Data, Position, RequestTemplate, Template, TemplateError};
 
 /// ab's User-Agent, sent with `--http1.0` so that the server sees exactly ab's request.
 const AB_USER_AGENT: &str = "ApacheBench/2.3";
@@ -29,6 +31,66 @@ pub(crate) fn build(
     request: &RequestOptions,
     body: Option<&[u8]>,
 ) -> Result<Request, String> {
+    let content_length = body.map(|body| body.len().to_string());
+    let mut bytes = head(target, request, content_length.as_deref())?.into_bytes();
+    let head_len = bytes.len();
+    if let Some(body) = body {
+        bytes.extend_from_slice(body);
+    }
+    Ok(Request {
+        bytes,
+        head_len,
+        head_method: request.method == http::Method::HEAD,
+    })
+}
+
+/// What a head template's errors are placed in, before they name its line's field.
+const HEAD: &str = "the request's head";
+
+/// The request as templates (`--template`): the head as [`build`] writes it, its
+/// Content-length the rendered body's, and the body. The body's errors name `body_source`.
+pub(crate) fn build_template(
+    target: &Target,
+    request: &RequestOptions,
+    body: Option<&[u8]>,
+    body_source: &str,
+    data: Option<&Data>,
+) -> Result<RequestTemplate, TemplateError> {
+    let length = body.map(|_| "{{content-length}}");
+    let head = head(target, request, length).map_err(|what| TemplateError {
+        place: "the request's head".into(),
+        what,
+    })?;
+    let head = Template::parse(head.as_bytes(), HEAD, data, Position::Head).map_err(|error| {
+        // Named by what the user wrote: the URL's path, or a header.
+        let line = error
+            .place
+            .strip_prefix(HEAD)
+            .and_then(|at| at.trim_start_matches(':').parse::<usize>().ok());
+        let place = match line.and_then(|line| head.lines().nth(line - 1)) {
+            Some(text) if line == Some(1) => format!("the request line {text:?}"),
+            Some(text) => format!("the header {}", text.split(':').next().unwrap_or(text)),
+            None => error.place,
+        };
+        TemplateError {
+            place,
+            what: error.what,
+        }
+    })?;
+    let body = Template::parse(body.unwrap_or_default(), body_source, data, Position::Body)?;
+    if let Some(data) = data {
+        head.check_head_values(data)?;
+    }
+    Ok(RequestTemplate { head, body })
+}
+
+/// The head of the request (request line, fields, blank line), its Content-length
+/// `content_length` when there is a body.
+fn head(
+    target: &Target,
+    request: &RequestOptions,
+    content_length: Option<&str>,
+) -> Result<String, String> {
     let url = &target.url;
     crate::field::check_target(&url.path)?;
     let mut head = String::with_capacity(256);
@@ -43,21 +105,12 @@ pub(crate) fn build(
         (false, false) => head.push_str("Connection: close\r\n"),
         _ => {}
     }
-    for (name, value) in fields(target, request, body) {
+    for (name, value) in fields(target, request, content_length) {
         crate::field::check_field(&name, &value)?;
         head.push_str(&format!("{name}:{value}\r\n"));
     }
     head.push_str("\r\n");
-    let mut bytes = head.into_bytes();
-    let head_len = bytes.len();
-    if let Some(body) = body {
-        bytes.extend_from_slice(body);
-    }
-    Ok(Request {
-        bytes,
-        head_len,
-        head_method: request.method == http::Method::HEAD,
-    })
+    Ok(head)
 }
 
 /// The same request for HTTP/2, as HPACK blocks encoded once: `:authority` from the Host
@@ -71,7 +124,8 @@ pub(crate) fn build_h2(
     let url = &target.url;
     let mut authority = url.host_field();
     let mut regular = Vec::new();
-    for (name, value) in fields(target, request, body) {
+    let content_length = body.map(|body| body.len().to_string());
+    for (name, value) in fields(target, request, content_length.as_deref()) {
         let value = value.trim().to_owned();
         match name.trim().to_ascii_lowercase().as_str() {
             "host" => authority = value,
@@ -108,8 +162,13 @@ pub(crate) fn build_h2(
     ))
 }
 
-/// The header fields of a request, in ab's order, each value as it goes after the colon.
-fn fields(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Vec<(String, String)> {
+/// The header fields of a request, in ab's order, each value as it goes after the colon; the
+/// body's fields when it has a body of `content_length`.
+fn fields(
+    target: &Target,
+    request: &RequestOptions,
+    content_length: Option<&str>,
+) -> Vec<(String, String)> {
     let mut fields = Vec::new();
     let mut field = |name: &str, value: String| fields.push((name.to_owned(), value));
     if let Some(cookie) = &request.cookie {
@@ -125,9 +184,9 @@ fn fields(target: &Target, request: &RequestOptions, body: Option<&[u8]>) -> Vec
             format!(" Basic {}", basic(credentials)),
         );
     }
-    if let Some(body) = body {
+    if let Some(length) = content_length {
         // ab's spelling, lower-case l and t.
-        field("Content-length", format!(" {}", body.len()));
+        field("Content-length", format!(" {length}"));
         field("Content-type", format!(" {}", request.content_type));
     }
     let overridden = |name: &str| {

@@ -84,6 +84,9 @@ pub enum Behaviour {
     /// it replaced by `http://` and the request's Host, as a host writes its own address;
     /// any other target `404`.
     Documents(&'static [(&'static str, &'static str)]),
+    /// `200` with [`BODY`] to every request, each kept whole (head and body) in
+    /// [`TestServer::recorded`] in the order read.
+    Record,
 }
 
 /// One operation of [`Behaviour::Soap`].
@@ -112,6 +115,8 @@ pub struct TestServer {
     pub first_request: Arc<Mutex<Option<Vec<u8>>>>,
     /// When the first request's head had arrived, on the wall clock.
     pub first_request_at: Arc<Mutex<Option<SystemTime>>>,
+    /// [`Behaviour::Record`]: every request read, head and body, in the order read.
+    pub recorded: Arc<Mutex<Vec<Vec<u8>>>>,
     /// When each connection was accepted, on the wall clock.
     pub accepted_at: Arc<Mutex<Vec<SystemTime>>>,
     /// [`Behaviour::Capacity`]: when the requests of the last window arrived.
@@ -142,6 +147,7 @@ impl TestServer {
             requests: Arc::default(),
             first_request: Arc::default(),
             first_request_at: Arc::default(),
+            recorded: Arc::default(),
             accepted_at: Arc::default(),
             arrivals: Arc::default(),
             tls: tls.is_some(),
@@ -262,6 +268,12 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             .lock()
             .unwrap()
             .get_or_insert_with(|| pending[..head_end + body_len].to_vec());
+        if behaviour == Behaviour::Record {
+            seen.recorded
+                .lock()
+                .unwrap()
+                .push(pending[..head_end + body_len].to_vec());
+        }
         let soap_answer = match behaviour {
             Behaviour::Soap(operations) => Some(soap(
                 operations,
@@ -298,6 +310,7 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
                 response(200, connection, body)
             }
             Behaviour::Status(status) => response(status, connection, BODY),
+            Behaviour::Record => response(200, connection, BODY),
             Behaviour::Soap(_) => {
                 let (status, body) = soap_answer.unwrap_or_default();
                 response(status, connection, body.as_bytes())

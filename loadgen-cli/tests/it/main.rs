@@ -10,4 +10,5 @@ mod metrics;
 mod mix;
 mod runs;
 mod shards;
+mod templates;
 mod tls;

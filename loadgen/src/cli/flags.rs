@@ -377,8 +377,26 @@ pub const FLAGS: &[Flag] = &[
     Flag {
         spelling: Long("seed"),
         value: Some("N"),
-        help: "The mix's order (default 1): the same seed, the same order",
-        guide: "the order of a mix's kinds (default 1): the same seed and `-n` send the same kinds in the same order",
+        help: "The mix's order and the templates' random values (default 1):\nthe same seed, the same requests",
+        guide: "the order of a mix's kinds and the templates' random rows, `random` and `pick` (default 1): the same seed and `-n` send the same kinds and values in the same order",
+    },
+    Flag {
+        spelling: Long("template"),
+        value: None,
+        help: "The URL's path, -H values and bodies are templates:\n{{NAME}} filled for each request ({{{{ writes {{)",
+        guide: "the URL's path, the `-H` values and the bodies (a mix's too) are templates: each `{{NAME}}` is filled afresh for each request from a column of `--data` or a function: `{{seq}}` (the request's number in the test, 0, 1, 2, ... across threads and shards; warm-up requests from 10^15), `{{random LO HI}}` (an integer, both included), `{{uuid}}` (version 4, fresh in every run), `{{now}}` or `{{now +5m}}` (xsd:dateTime in UTC with milliseconds; s, m, h or d), `{{pick a|b|c}}`; `{{{{` writes a literal `{{`. Values go in as they are, unescaped. A placeholder nothing fills, or a value a head cannot carry, is refused before the first request, naming the file, line and name (exit 2). Not over `--http2` yet",
+    },
+    Flag {
+        spelling: Long("data"),
+        value: Some("FILE"),
+        help: "Rows for the templates' {{COLUMN}}s: CSV with a header line,\nor JSON lines (.jsonl, .ndjson); implies --template",
+        guide: "the rows a template's columns are filled from (implies `--template`): CSV with a header line naming the columns (RFC 4180 quoting; a byte order mark is passed over), or JSON lines when the name ends `.jsonl` or `.ndjson` (an object a line, the first line's keys the columns; strings as they are, numbers and booleans as written, null empty). Read whole before the run (at most 1 GiB; held as the values plus four bytes each); a row with the wrong number of fields, an empty file or a duplicate column is refused naming the line",
+    },
+    Flag {
+        spelling: Long("data-order"),
+        value: Some("ORDER"),
+        help: "Which row a request takes: next (default), random\n(by --seed) or connection (a row a connection)",
+        guide: "which row of `--data` a request takes: `next` (request *seq* takes row *seq* mod rows, every row in turn, round and round; with `-c 1` the server sees the file's order), `random` (drawn from `--seed` and the request's number), `connection` (a row a connection for the run, a user's identity; connections are numbered across threads and shards)",
     },
     Flag {
         spelling: Long("verify"),

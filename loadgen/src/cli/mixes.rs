@@ -1,7 +1,9 @@
-//! `--mix FILE` and `-p FILE@W`: the command line's mix, checked against the rest of it.
+//! `--mix FILE` and `-p FILE@W`: the command line's mix, and `--template`'s options,
+//! checked against the rest of it.
 
 use super::{Draft, UsageError};
 use crate::mix::{self, Mix};
+use crate::options::Templating;
 
 impl Draft {
     /// The mix of `--mix FILE` or of `-p FILE@W` given more than once, checked against the
@@ -33,14 +35,44 @@ impl Draft {
                 Mix::new(std::mem::take(&mut self.weighted), seed).map_err(refused)?
             }
             (None, true) => {
-                if self.seed.is_some() {
+                if self.seed.is_some() && !self.template && self.data_file.is_none() {
                     return Err(UsageError::usage(
-                        "loadgen: --seed orders a mix: give --mix FILE or -p FILE@W",
+                        "loadgen: --seed orders a mix and a template's random values: give --mix FILE, -p FILE@W or --template",
                     ));
                 }
                 return Ok(None);
             }
         };
         Ok(Some(mix))
+    }
+}
+
+impl Draft {
+    /// `--template`, `--data FILE` (which implies it) and `--data-order`, checked against the
+    /// rest of the command line.
+    pub(super) fn templating(&self) -> Result<Option<Templating>, UsageError> {
+        if !self.template && self.data_file.is_none() {
+            if self.data_order.is_some() {
+                return Err(UsageError::usage(
+                    "loadgen: --data-order orders the rows of --data FILE: give it",
+                ));
+            }
+            return Ok(None);
+        }
+        if self.data_order.is_some() && self.data_file.is_none() {
+            return Err(UsageError::usage(
+                "loadgen: --data-order orders the rows of --data FILE: give it",
+            ));
+        }
+        if self.request.http2 {
+            return Err(UsageError::usage(
+                "loadgen: --template with --http2: templates are sent over HTTP/1.x only, so far",
+            ));
+        }
+        Ok(Some(Templating {
+            data: self.data_file.clone(),
+            order: self.data_order.unwrap_or_default(),
+            seed: self.seed.unwrap_or(mix::DEFAULT_SEED),
+        }))
     }
 }

@@ -14,6 +14,7 @@ use super::Plan;
 use super::transport::{HandshakeError, Received, Transport};
 use crate::http::{Feed, ResponseParser};
 use crate::stats::{Failure, Sample};
+use crate::template::Fill;
 
 /// Linux's EINPROGRESS: a non-blocking connect under way.
 const EINPROGRESS: i32 = 115;
@@ -83,6 +84,12 @@ pub(super) struct Connection {
     /// (ab's Total body sent); the loop adds them up at the end.
     pub(super) bytes_sent: u64,
     deadline: Option<Instant>,
+    /// `--template`: whether this request is `rendered` (its kind has templates), and the
+    /// body's rendering on the way; both buffers kept from request to request, so rendering
+    /// allocates nothing once they have grown.
+    templated: bool,
+    rendered: Vec<u8>,
+    scratch: Vec<u8>,
 }
 
 impl Connection {
@@ -103,6 +110,9 @@ impl Connection {
             bytes_in: 0,
             bytes_sent: 0,
             deadline: None,
+            templated: false,
+            rendered: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -114,13 +124,25 @@ impl Connection {
     pub(super) fn start(
         &mut self,
         plan: &Plan,
-        (counted, kind): (bool, usize),
+        (counted, kind, fill): (bool, usize, Option<Fill>),
         intended: Instant,
         now: Instant,
         capture_server: bool,
     ) -> bool {
         self.counted = counted;
         self.kind = kind;
+        self.templated = match (&plan.kinds[kind].template, &plan.filler, fill) {
+            (Some(template), Some(filler), Some(fill)) => {
+                template.render(
+                    fill,
+                    &filler.values(),
+                    &mut self.scratch,
+                    &mut self.rendered,
+                );
+                true
+            }
+            _ => false,
+        };
         self.intended = intended;
         self.start = now;
         self.first_byte = None;
@@ -335,7 +357,10 @@ impl Connection {
     }
 
     fn write(&mut self, plan: &Plan) -> Outcome {
-        let bytes = &plan.kinds[self.kind].request.bytes;
+        let bytes = match self.templated {
+            true => &self.rendered,
+            false => &plan.kinds[self.kind].request.bytes,
+        };
         loop {
             let Some(stream) = self.stream.as_mut() else {
                 return Outcome::Pending;

@@ -63,6 +63,9 @@ pub struct Kind {
     pub name: String,
     pub weight: u32,
     pub request: Request,
+    /// `--template`: the request's templates, when its values change from one request to
+    /// the next; `request`'s bytes are not sent then.
+    pub(crate) template: Option<crate::template::RequestTemplate>,
     /// `--http2`: the request's HPACK blocks and body.
     pub(crate) http2: Option<crate::http2::Request>,
     /// What a right answer to it is: the run's checks, or the part's.
@@ -77,6 +80,8 @@ pub struct Plan {
     pub kinds: Vec<Kind>,
     /// A mix's order: which kind request `i` of the run is.
     pub(crate) picker: Option<Picker>,
+    /// `--template`: what fills the kinds' templates, and which row each request takes.
+    pub(crate) filler: Option<crate::template::Filler>,
     /// `--metrics`: the counts a scrape reads while the run goes.
     pub live: Option<Arc<Live>>,
     pub(crate) addr: SocketAddr,
@@ -116,6 +121,18 @@ impl Plan {
         self.picker
             .as_ref()
             .map_or(0, |picker| picker.kind(ordinal))
+    }
+
+    /// `--template`: the number and data row of `claim`, sent by thread `thread` on its
+    /// connection `slot`.
+    pub(crate) fn fill(
+        &self,
+        claim: crate::schedule::Claim,
+        thread: usize,
+        slot: usize,
+    ) -> Option<crate::template::Fill> {
+        let filler = self.filler.as_ref()?;
+        Some(filler.fill(claim, thread, slot))
     }
 
     /// The kinds the statistics count each on its own: a mix's (none for one request).

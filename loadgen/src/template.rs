@@ -1,0 +1,345 @@
+//! Templates (`--template`, `--data FILE`): a request's path, header values and body holding
+//! `{{NAME}}` placeholders, filled afresh for each request from a data file's row or a
+//! function, and rendered into the connection's own buffer: literal runs are copied, numbers
+//! written digit by digit, and no string is formatted per request.
+//!
+//! A placeholder is `{{` a name and its arguments `}}`; `{{{{` writes a literal `{{`. The
+//! names: a column of the data file ([`data`]), or a function ([`function`]): `seq`, `random
+//! LO HI`, `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head, `content-length`
+//! (the rendered body's length, which the request builder writes itself).
+//!
+//! Which values a request takes is fixed by its number in the test (`seq`), its connection
+//! (a user), `--seed` and `--data-order`: the same command sends the same rows and random
+//! values, but for `uuid` (fresh in every run, so that no two runs share one) and `now`.
+
+pub mod data;
+pub mod function;
+
+pub use self::data::{Data, DataOrder};
+use self::function::{Function, Keys};
+use crate::schedule::Claim;
+use crate::shard::Shard;
+
+/// Why a template or its data cannot be used: where (a file and line, or an option) and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{place}: {what}")]
+pub struct TemplateError {
+    pub place: String,
+    pub what: String,
+}
+
+/// Where a template goes on the wire, which decides what its values may hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Position {
+    /// The request line and header fields: no control character but a tab, and no space or
+    /// tab in the request line.
+    Head,
+    Body,
+}
+
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq)]
+enum Segment {
+    Literal(Box<[u8]>),
+    Column(usize),
+    Function(Function),
+}
+
+/// A parsed template: literal bytes and the placeholders between them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Template {
+    segments: Vec<Segment>,
+}
+
+/// What one request's placeholders are filled from: its number in the test, its data row and
+/// the run's keys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fill {
+    pub(crate) seq: u64,
+    pub(crate) row: usize,
+}
+
+impl Template {
+    /// Parses `text` (named `source` in errors, which give its line) against `data`'s columns.
+    pub(crate) fn parse(
+        text: &[u8],
+        source: &str,
+        data: Option<&Data>,
+        position: Position,
+    ) -> Result<Template, TemplateError> {
+        let mut segments = Vec::new();
+        let mut literal = Vec::new();
+        let mut at = 0;
+        while let Some(found) = memchr::memmem::find(&text[at..], b"{{") {
+            let open = at + found;
+            literal.extend_from_slice(&text[at..open]);
+            if text[open + 2..].starts_with(b"{{") {
+                literal.extend_from_slice(b"{{");
+                at = open + 4;
+                continue;
+            }
+            let error = |what: String| TemplateError {
+                place: format!("{source}:{}", line_of(text, open)),
+                what,
+            };
+            let inner_start = open + 2;
+            // A placeholder ends on its own line: one that ran on would swallow what follows.
+            let line_end = memchr::memchr(b'\n', &text[inner_start..])
+                .map_or(text.len(), |end| inner_start + end);
+            let close = memchr::memmem::find(&text[inner_start..line_end], b"}}")
+                .map(|end| inner_start + end)
+                .ok_or_else(|| {
+                    error("a placeholder opened here is not closed with }} on its line".into())
+                })?;
+            let inner = std::str::from_utf8(&text[inner_start..close])
+                .map_err(|_| error("a placeholder holds bytes that are not UTF-8".into()))?;
+            let segment = placeholder(inner.trim(), data, position).map_err(error)?;
+            if !literal.is_empty() {
+                segments.push(Segment::Literal(std::mem::take(&mut literal).into()));
+            }
+            segments.push(segment);
+            at = close + 2;
+        }
+        literal.extend_from_slice(&text[at..]);
+        if !literal.is_empty() {
+            segments.push(Segment::Literal(literal.into()));
+        }
+        Ok(Template { segments })
+    }
+
+    /// Whether the template has a placeholder filled by data or a function of the request
+    /// (a request without is sent as built once: its Content-length is fixed too).
+    pub fn fills_values(&self) -> bool {
+        self.segments.iter().any(|segment| {
+            !matches!(
+                segment,
+                Segment::Literal(_) | Segment::Function(Function::ContentLength)
+            )
+        })
+    }
+
+    /// The data's columns the template names, each with whether it is in the request line
+    /// (before the template's first line break) or after it.
+    fn columns(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        let mut in_request_line = true;
+        self.segments
+            .iter()
+            .filter_map(move |segment| match segment {
+                Segment::Literal(bytes) => {
+                    in_request_line &= memchr::memchr(b'\n', bytes).is_none();
+                    None
+                }
+                Segment::Column(column) => Some((*column, in_request_line)),
+                Segment::Function(_) => None,
+            })
+    }
+
+    /// Refuses a data value that cannot go where a head template puts it: a control character
+    /// (CR, LF and NUL among them) would end the line and start fields of its own, and a space
+    /// in the request line would end the path.
+    pub(crate) fn check_head_values(&self, data: &Data) -> Result<(), TemplateError> {
+        for (column, in_request_line) in self.columns() {
+            for row in 0..data.n_rows() {
+                let value = data.value(row, column);
+                let bad = value.iter().find(|&&byte| {
+                    (byte.is_ascii_control() && byte != b'\t')
+                        || (in_request_line && byte.is_ascii_whitespace())
+                });
+                if let Some(&byte) = bad {
+                    return Err(TemplateError {
+                        place: data.place_of_row(row),
+                        what: format!(
+                            "the value of {} holds {:?}, which the request {} cannot carry",
+                            data.names()[column],
+                            char::from(byte),
+                            if in_request_line { "line" } else { "head" },
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends the template filled for one request to `out`; `body_len` is what
+    /// `content-length` writes.
+    pub(crate) fn render(
+        &self,
+        fill: Fill,
+        values: &Values<'_>,
+        body_len: usize,
+        out: &mut Vec<u8>,
+    ) {
+        for (slot, segment) in self.segments.iter().enumerate() {
+            match segment {
+                Segment::Literal(bytes) => out.extend_from_slice(bytes),
+                Segment::Column(column) => {
+                    if let Some(data) = values.data {
+                        out.extend_from_slice(data.value(fill.row, *column));
+                    }
+                }
+                Segment::Function(function) => {
+                    function.write(fill.seq, slot as u64, values.keys, body_len, out);
+                }
+            }
+        }
+    }
+}
+
+/// What every request's templates read: the data and the run's keys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Values<'a> {
+    pub(crate) data: Option<&'a Data>,
+    pub(crate) keys: function::Keys,
+}
+
+/// A placeholder's segment: a column of `data`, else a function.
+fn placeholder(inner: &str, data: Option<&Data>, position: Position) -> Result<Segment, String> {
+    let (name, arguments) = match inner.split_once(char::is_whitespace) {
+        Some((name, arguments)) => (name, arguments.trim()),
+        None => (inner, ""),
+    };
+    if name.is_empty() {
+        return Err("an empty placeholder {{}} (write {{{{ for a literal {{)".into());
+    }
+    let column = data.and_then(|data| data.column(name));
+    match (Function::parse(name, arguments, position)?, column) {
+        (Some(_), Some(_)) => Err(format!(
+            "{{{{{name}}}}} names both a function and a column of {}: rename the column",
+            data.map_or("", Data::file)
+        )),
+        (Some(function), None) => Ok(Segment::Function(function)),
+        (None, Some(column)) if arguments.is_empty() => Ok(Segment::Column(column)),
+        (None, Some(_)) => Err(format!(
+            "{{{{{name}}}}} is a column and takes no arguments (found {arguments:?})"
+        )),
+        (None, None) => Err(match data {
+            Some(data) => format!(
+                "{{{{{name}}}}} is neither a column of {} ({}) nor a function ({})",
+                data.file(),
+                data.names().join(", "),
+                function::NAMES
+            ),
+            None => format!(
+                "{{{{{name}}}}} is not a function ({}), and no --data file gives columns",
+                function::NAMES
+            ),
+        }),
+    }
+}
+
+/// The line (from 1) of byte `offset` of `text`.
+fn line_of(text: &[u8], offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &text[..offset]).count() + 1
+}
+
+/// A request's head and body templates.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RequestTemplate {
+    pub(crate) head: Template,
+    pub(crate) body: Template,
+}
+
+impl RequestTemplate {
+    /// Whether the request differs from one to the next (else it is rendered once).
+    pub(crate) fn fills_values(&self) -> bool {
+        self.head.fills_values() || self.body.fills_values()
+    }
+
+    /// The request of templates that fill no values ([`RequestTemplate::fills_values`]).
+    pub(crate) fn render_fixed(&self) -> Vec<u8> {
+        let values = Values {
+            data: None,
+            keys: Keys { seed: 0, run: 0 },
+        };
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        self.render(Fill { seq: 0, row: 0 }, &values, &mut scratch, &mut out);
+        out
+    }
+
+    /// Renders the request into `out` (cleared first), the body through `scratch` so that the
+    /// head can give its length.
+    pub(crate) fn render(
+        &self,
+        fill: Fill,
+        values: &Values<'_>,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+    ) {
+        scratch.clear();
+        self.body.render(fill, values, 0, scratch);
+        out.clear();
+        self.head.render(fill, values, scratch.len(), out);
+        out.extend_from_slice(scratch);
+    }
+}
+
+/// What a run's templates are filled from, and which row and number each request takes.
+#[derive(Debug)]
+pub(crate) struct Filler {
+    pub(crate) data: Option<Data>,
+    order: DataOrder,
+    keys: Keys,
+    shard: Shard,
+    n_threads: usize,
+}
+
+impl Filler {
+    pub(crate) fn new(
+        data: Option<Data>,
+        order: DataOrder,
+        seed: u64,
+        shard: Shard,
+        n_threads: usize,
+    ) -> Filler {
+        Filler {
+            data,
+            order,
+            keys: Keys::new(seed),
+            shard,
+            n_threads: n_threads.max(1),
+        }
+    }
+
+    pub(crate) fn values(&self) -> Values<'_> {
+        Values {
+            data: self.data.as_ref(),
+            keys: self.keys,
+        }
+    }
+
+    /// The number and row of `claim`, sent by thread `thread` on its connection `slot`. The
+    /// shard's requests are every N-th of the test's, from the I-th (its shares differ by at
+    /// most one, the first shards taking the extra), so `seq` numbers the whole test's
+    /// requests 0, 1, 2, ... once each; a connection's number is likewise the test's.
+    pub(crate) fn fill(&self, claim: Claim, thread: usize, slot: usize) -> Fill {
+        let n_shards = u64::from(self.shard.count.max(1));
+        let shard = u64::from(self.shard.index);
+        let test_wide = claim.ordinal.wrapping_mul(n_shards).wrapping_add(shard);
+        let seq = match claim.counted {
+            true => test_wide,
+            false => function::WARM_UP_SEQ.wrapping_add(test_wide),
+        };
+        let row = match &self.data {
+            None => 0,
+            Some(data) => {
+                let rows = data.n_rows() as u64;
+                let row = match self.order {
+                    DataOrder::Next => seq % rows,
+                    DataOrder::Random => {
+                        function::below(function::draw(self.keys.seed, seq, u64::MAX), rows)
+                    }
+                    DataOrder::Connection => {
+                        let user = (slot * self.n_threads + thread) as u64;
+                        user.wrapping_mul(n_shards).wrapping_add(shard) % rows
+                    }
+                };
+                row as usize
+            }
+        };
+        Fill { seq, row }
+    }
+}
+
+#[cfg(test)]
+mod tests;

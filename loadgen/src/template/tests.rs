@@ -1,0 +1,147 @@
+//! The template module's own cases: parsing and rendering by table, the data file's forms,
+//! and the date written against jiff's.
+
+use super::function::{Keys, write_date_time};
+use super::{Data, Fill, Position, Template, Values};
+
+const CSV: &str = "\u{feff}id,note\r\nC1,\"two\r\nlines, \"\"quoted\"\"\"\r\nC2,plain\r\n";
+
+fn data() -> Data {
+    Data::parse_csv(CSV.as_bytes(), "d.csv").expect("the test's CSV")
+}
+
+/// Renders `text` for request `seq` on data row `row`.
+fn render(text: &str, seq: u64, row: usize) -> Result<String, String> {
+    let data = data();
+    let template = Template::parse(text.as_bytes(), "t", Some(&data), Position::Body)
+        .map_err(|error| error.to_string())?;
+    let values = Values {
+        data: Some(&data),
+        keys: Keys { seed: 1, run: 2 },
+    };
+    let mut out = Vec::new();
+    template.render(Fill { seq, row }, &values, 0, &mut out);
+    Ok(String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn templates_render_as_the_table_says() {
+    let cases: &[(&str, u64, usize, Result<&str, &str>)] = &[
+        ("plain", 0, 0, Ok("plain")),
+        ("{{id}}/{{ note }}", 0, 1, Ok("C2/plain")),
+        ("{{note}}", 0, 0, Ok("two\r\nlines, \"quoted\"")),
+        ("<n>{{seq}}</n>", 12_345, 0, Ok("<n>12345</n>")),
+        ("{{{{id}}", 0, 0, Ok("{{id}}")),
+        ("{{{{{{id}}", 0, 0, Ok("{{C1")),
+        ("a}}b{", 0, 0, Ok("a}}b{")),
+        ("{{random 7 7}}", 3, 0, Ok("7")),
+        ("{{pick only}}", 3, 0, Ok("only")),
+        ("{{pick |}}", 3, 0, Ok("")),
+        (
+            "{{nope}}",
+            0,
+            0,
+            Err("t:1: {{nope}} is neither a column of d.csv (id, note)"),
+        ),
+        ("\n\n{{}}", 0, 0, Err("t:3: an empty placeholder")),
+        (
+            "{{id x}}",
+            0,
+            0,
+            Err("{{id}} is a column and takes no arguments"),
+        ),
+        ("{{seq 1}}", 0, 0, Err("{{seq}} takes no arguments")),
+        ("{{random 1}}", 0, 0, Err("expected {{random LO HI}}")),
+        ("{{random a b}}", 0, 0, Err("expected {{random LO HI}}")),
+        ("{{now 5m}}", 0, 0, Err("expected {{now}} or an offset")),
+        ("{{now +5y}}", 0, 0, Err("expected {{now}} or an offset")),
+        (
+            "{{now +99999999d}}",
+            0,
+            0,
+            Err("expected {{now}} or an offset"),
+        ),
+        ("{{now +}}", 0, 0, Err("expected {{now}} or an offset")),
+        ("{{pick}}", 0, 0, Err("{{pick}} needs options")),
+        (
+            "{{id\n}}",
+            0,
+            0,
+            Err("t:1: a placeholder opened here is not closed with }} on its line"),
+        ),
+        ("{{\u{ff}}}", 0, 0, Err("is neither a column")),
+    ];
+    for &(text, seq, row, expected) in cases {
+        let got = render(text, seq, row);
+        match (expected, &got) {
+            (Ok(expected), Ok(got)) => assert_eq!(got, expected, "{text:?}"),
+            (Err(expected), Err(got)) => assert!(got.contains(expected), "{text:?}: {got}"),
+            _ => panic!("{text:?}: {got:?}, expected {expected:?}"),
+        }
+    }
+}
+
+#[test]
+fn random_values_cover_their_bounds_and_the_whole_range() {
+    let mut seen = std::collections::BTreeSet::new();
+    for seq in 0..1000 {
+        seen.insert(render("{{random -2 2}}", seq, 0).unwrap());
+    }
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    let extreme = render("{{random -9223372036854775808 9223372036854775807}}", 5, 0).unwrap();
+    assert!(extreme.parse::<i64>().is_ok(), "{extreme}");
+}
+
+#[test]
+fn data_files_keep_their_values_and_lines() {
+    let data = data();
+    assert_eq!(
+        data.names(),
+        ["id", "note"],
+        "the byte order mark is passed over"
+    );
+    assert_eq!(data.n_rows(), 2);
+    assert_eq!(data.value(0, 1), b"two\r\nlines, \"quoted\"");
+    assert_eq!(
+        data.place_of_row(1),
+        "d.csv:4",
+        "a quoted line break is a line of the file"
+    );
+    let json = Data::parse_json_lines(b"{\"a\":\"x\",\"b\":2}\r\n{\"b\":false,\"a\":\"\"}", "j")
+        .expect("JSON lines");
+    let row = |row: usize| {
+        (0..2)
+            .map(|c| json.value(row, c).to_vec())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(json.names(), ["a", "b"]);
+    assert_eq!(row(0), [b"x".to_vec(), b"2".to_vec()]);
+    assert_eq!(row(1), [b"".to_vec(), b"false".to_vec()]);
+}
+
+#[test]
+fn dates_are_written_as_jiff_writes_them() {
+    let mut rng = 0x1234_5678_u64;
+    let mut instants: Vec<i64> = vec![
+        0,
+        -1,
+        951_782_400_000,    // 2000-02-29
+        4_107_542_399_999,  // 2100-02-28T23:59:59.999
+        4_107_542_400_000,  // 2100-03-01
+        -1_388_534_400_000, // 1926-01-01
+        1_796_378_400_123,
+    ];
+    for _ in 0..20_000 {
+        rng = super::function::mix(rng);
+        instants.push((rng % 6_311_390_400_000) as i64 - 1_388_534_400_000);
+    }
+    for ms in instants {
+        let mut out = Vec::new();
+        write_date_time(ms, &mut out);
+        let expected = jiff::Timestamp::from_millisecond(ms)
+            .unwrap()
+            .strftime("%Y-%m-%dT%H:%M:%S%.3fZ")
+            .to_string();
+        assert_eq!(String::from_utf8(out).unwrap(), expected, "{ms}");
+    }
+}
