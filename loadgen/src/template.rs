@@ -15,6 +15,7 @@
 pub mod data;
 pub mod function;
 
+use self::data::Fields;
 pub use self::data::{Data, DataOrder};
 use self::function::{Function, Keys};
 use crate::schedule::Claim;
@@ -170,12 +171,15 @@ impl Template {
         body_len: usize,
         out: &mut Vec<u8>,
     ) {
+        // The row is found and split once, at the first column that needs it.
+        let mut fields: Option<Fields<'_>> = None;
         for (slot, segment) in self.segments.iter().enumerate() {
             match segment {
                 Segment::Literal(bytes) => out.extend_from_slice(bytes),
                 Segment::Column(column) => {
                     if let Some(data) = values.data {
-                        out.extend_from_slice(data.value(fill.row, *column));
+                        let fields = fields.get_or_insert_with(|| Fields::of(data.row(fill.row)));
+                        out.extend_from_slice(fields.get(*column));
                     }
                 }
                 Segment::Function(function) => {

@@ -50,6 +50,10 @@ pub(crate) struct Args {
     /// HTTP/2 with 10 streams a connection: loadgen and h2load only.
     #[arg(long, conflicts_with = "new_connections")]
     http2: bool,
+    /// Also loadgen posting EchoStruct-20 as a template: its 20 ints and 20 strings filled from
+    /// a 10,000-row CSV (`--data`), the rows in turn; only loadgen's two runs and the floor.
+    #[arg(long, conflicts_with_all = ["tls", "new_connections", "http2"])]
+    template: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -107,6 +111,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     )?
     .remove(0);
     let tools = tools(args, &release);
+    let template = args
+        .template
+        .then(|| template_files(&case, 10_000))
+        .transpose()?;
     let lua = std::env::temp_dir().join(format!("xtask-wrk-{}.lua", std::process::id()));
     std::fs::write(&lua, wrk_script(&case)?)?;
     let mut rounds: BTreeMap<&str, Vec<Round>> = BTreeMap::new();
@@ -118,7 +126,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             order.reverse();
         }
         for (name, program) in order {
-            let command = command_of(name, args, &case, &ceiling, &lua, loadgen_seconds);
+            let mut command = command_of(name, args, &case, &ceiling, &lua, loadgen_seconds);
+            if let (true, Some((body, data))) = (*name == "template", &template) {
+                // The fixed body's -p replaced by the template's, fed by the data.
+                let at = command.iter().position(|word| word == "-p").context("-p")?;
+                command[at + 1] = body.display().to_string();
+                command.splice(at..at, ["--data".to_owned(), data.display().to_string()]);
+            }
             let measured = run_pinned(&client_cpu, program, &command)?;
             let (done, rps) = figures(name, &measured)?;
             if *name == "loadgen" {
@@ -138,10 +152,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let _ = std::fs::remove_file(&lua);
+    if let Some((body, data)) = &template {
+        let _ = (std::fs::remove_file(body), std::fs::remove_file(data));
+    }
     let mut text = table(&stamp, args, &tools, &rounds);
     drop(ceiling);
     if !args.tls && !args.new_connections && !args.http2 {
-        text.push_str(&peak_memory(&release, &case)?);
+        text.push_str(&peak_memory(&release, &case, args.template)?);
     }
     append_result("bench-loadgen.md", args.output.as_deref(), &text)
 }
@@ -149,6 +166,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 /// The tools in the order they run in each round.
 fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
     let mut tools = vec![("loadgen", release.join("loadgen"))];
+    if args.template {
+        tools.push(("template", release.join("loadgen")));
+    }
     if let Some(before) = &args.before {
         tools.push(("before", before.clone()));
     }
@@ -158,7 +178,7 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
         }
         return tools;
     }
-    if !args.loadgen_only {
+    if !args.loadgen_only && !args.template {
         tools.push(("ab", PathBuf::from("ab")));
         if !args.new_connections {
             tools.push(("wrk", PathBuf::from("wrk")));
@@ -187,7 +207,7 @@ fn command_of(
     let n = args.requests.to_string();
     let keep_alive = || (!args.new_connections).then(|| "-k".to_owned());
     let mut command: Vec<String> = match tool {
-        "loadgen" | "before" => ["--threads", "1", "-q", "-c", "30", "-n"]
+        "loadgen" | "before" | "template" => ["--threads", "1", "-q", "-c", "30", "-n"]
             .map(String::from)
             .into_iter()
             .chain([n])
@@ -285,6 +305,41 @@ fn command_of(
     }
     command.push(url);
     command
+}
+
+/// EchoStruct-20's body with each item's int and string as `{{id}}` and `{{name}}`, and a CSV
+/// of `rows` of them (`id` from 0, `name` "wstest N", near the fixed body's own lengths), in
+/// the temporary folder.
+fn template_files(case: &Case, rows: u32) -> anyhow::Result<(PathBuf, PathBuf)> {
+    let body = std::fs::read_to_string(&case.body_file)?;
+    let mut template = String::with_capacity(body.len());
+    let mut rest = body.as_str();
+    while let Some(open) = rest.find("<i>") {
+        let item = &rest[open..];
+        let end = item.find("</s>").context("an item without <s>")?;
+        let (i_end, s_start) = (
+            item.find("</i>").context("<i>")?,
+            item.find("<s>").context("<s>")?,
+        );
+        template.push_str(&rest[..open]);
+        template.push_str("<i>{{id}}");
+        template.push_str(&item[i_end..s_start]);
+        template.push_str("<s>{{name}}");
+        rest = &item[end..];
+    }
+    template.push_str(rest);
+    let mut data = String::from("id,name\n");
+    for row in 0..rows {
+        data.push_str(&format!("{row},wstest {row}\n"));
+    }
+    let dir = std::env::temp_dir();
+    let (body_file, data_file) = (
+        dir.join(format!("xtask-template-{}-{rows}.xml", std::process::id())),
+        dir.join(format!("xtask-template-{}-{rows}.csv", std::process::id())),
+    );
+    std::fs::write(&body_file, template)?;
+    std::fs::write(&data_file, data)?;
+    Ok((body_file, data_file))
 }
 
 /// A wrk script that posts the case's body with its headers.
@@ -417,10 +472,10 @@ fn table(
         } else {
             ""
         },
-        if args.loadgen_only {
-            " --loadgen-only"
-        } else {
-            ""
+        match (args.loadgen_only, args.template) {
+            (true, _) => " --loadgen-only",
+            (false, true) => " --template",
+            (false, false) => "",
         },
         if args.new_connections { "no -k" } else { "-k" },
     );
@@ -436,6 +491,12 @@ fn table(
             median_of(of(tool, |r| r.user_us_per_request)),
             show(ratio("loadgen", tool)),
             show(ratio("floor", tool)),
+        ));
+    }
+    if rounds.contains_key("template") {
+        out.push_str(&format!(
+            "\ntemplate's CPU a request ÷ the fixed body's (loadgen's): {}\n",
+            show(ratio("template", "loadgen"))
         ));
     }
     for other in ["before", "wrk"] {
@@ -456,7 +517,7 @@ fn table(
 
 /// loadgen's peak resident memory on a million requests over 100 keep-alive connections,
 /// measured by a helper process whose only child it is (`cargo xtask peak-rss`).
-fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
+fn peak_memory(release: &Path, case: &Case, template: bool) -> anyhow::Result<String> {
     let server = workspace::start_server(
         &TargetSpec::Binary {
             name: "ceiling".to_owned(),
@@ -471,8 +532,6 @@ fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
         "-k".to_owned(),
         "-c100".to_owned(),
         "-n1000000".to_owned(),
-        "-p".to_owned(),
-        case.body_file.display().to_string(),
         "-T".to_owned(),
         case.content_type.clone(),
     ];
@@ -480,9 +539,30 @@ fn peak_memory(release: &Path, case: &Case) -> anyhow::Result<String> {
         command.extend(["-H".to_owned(), header.clone()]);
     }
     command.push(server.url.to_string());
-    let kb = crate::peak_rss::of(&release.join("loadgen"), &command)?;
-    Ok(format!(
+    let measure = |body: &Path, data: Option<&Path>| -> anyhow::Result<u64> {
+        let mut command = command.clone();
+        command.splice(0..0, ["-p".to_owned(), body.display().to_string()]);
+        if let Some(data) = data {
+            command.splice(0..0, ["--data".to_owned(), data.display().to_string()]);
+        }
+        crate::peak_rss::of(&release.join("loadgen"), &command)
+    };
+    let kb = measure(&case.body_file, None)?;
+    let mut text = format!(
         "\nloadgen -n 1000000 -c 100 -k: peak resident memory {} MB ({kb} kB)\n",
         kb / 1024
-    ))
+    );
+    if template {
+        // A million rows: the data's share of the memory stands out of the run's own.
+        let (body, data) = template_files(case, 1_000_000)?;
+        let file_kb = std::fs::metadata(&data)?.len() / 1024;
+        let templated = measure(&body, Some(&data))?;
+        text.push_str(&format!(
+            "\nthe same with the template and a million-row CSV of {file_kb} kB: peak resident memory {templated} kB, {} kB above the fixed body's ({:.2} of the file)\n",
+            templated.saturating_sub(kb),
+            templated.saturating_sub(kb) as f64 / file_kb as f64,
+        ));
+        let _ = (std::fs::remove_file(body), std::fs::remove_file(data));
+    }
+    Ok(text)
 }

@@ -10,6 +10,15 @@ fn data() -> Data {
     Data::parse_csv(CSV.as_bytes(), "d.csv").expect("the test's CSV")
 }
 
+/// Writes `text` to a file of this test's own and reads it as `--data` does.
+fn read(name: &str, text: &str) -> Result<Data, String> {
+    let dir = std::env::temp_dir().join(format!("loadgen-template-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    Data::read(&path).map_err(|error| error.to_string().replace(&dir.display().to_string(), ""))
+}
+
 /// Renders `text` for request `seq` on data row `row`.
 fn render(text: &str, seq: u64, row: usize) -> Result<String, String> {
     let data = data();
@@ -102,13 +111,12 @@ fn data_files_keep_their_values_and_lines() {
     );
     assert_eq!(data.n_rows(), 2);
     assert_eq!(data.value(0, 1), b"two\r\nlines, \"quoted\"");
-    assert_eq!(
-        data.place_of_row(1),
-        "d.csv:4",
-        "a quoted line break is a line of the file"
-    );
-    let json = Data::parse_json_lines(b"{\"a\":\"x\",\"b\":2}\r\n{\"b\":false,\"a\":\"\"}", "j")
-        .expect("JSON lines");
+    assert_eq!(data.value(1, 0), b"C2");
+    let json = Data::parse_json_lines(
+        &b"{\"a\":\"x\",\"b\":2}\r\n{\"b\":false,\"a\":\"\"}"[..],
+        "j",
+    )
+    .expect("JSON lines");
     let row = |row: usize| {
         (0..2)
             .map(|c| json.value(row, c).to_vec())
@@ -117,6 +125,60 @@ fn data_files_keep_their_values_and_lines() {
     assert_eq!(json.names(), ["a", "b"]);
     assert_eq!(row(0), [b"x".to_vec(), b"2".to_vec()]);
     assert_eq!(row(1), [b"".to_vec(), b"false".to_vec()]);
+}
+
+#[test]
+fn rows_past_the_stride_are_found() {
+    let mut text = String::from("n,twice,empty\n");
+    for row in 0..100 {
+        text.push_str(&format!("{row},{},\n", row * 2));
+    }
+    let data = Data::parse_csv(text.as_bytes(), "n.csv").expect("the CSV");
+    for row in 0..100 {
+        assert_eq!(data.value(row, 0), row.to_string().as_bytes());
+        assert_eq!(data.value(row, 1), (row * 2).to_string().as_bytes());
+        assert_eq!(data.value(row, 2), b"");
+    }
+    let wide: Vec<String> = (0..40).map(|column| format!("c{column}")).collect();
+    let text_wide = format!("{}\n{}\n", wide.join(","), wide.join(",").replace('c', "v"));
+    let data_wide = Data::parse_csv(text_wide.as_bytes(), "w.csv").expect("the wide CSV");
+    for column in [0, 31, 32, 39] {
+        assert_eq!(data_wide.value(0, column), format!("v{column}").as_bytes());
+    }
+    // The values and their separators are the file's bytes; a start every 16 rows is added.
+    let held = data.heap_bytes();
+    assert!(held <= text.len() + 4 * (100 / 16 + 1), "{held} bytes held");
+}
+
+#[test]
+fn errors_name_the_line_a_record_starts_on() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "a.csv",
+            "id,note\r\n1,\"two\r\nlines\"\r\n2\r\n",
+            "/a.csv:4: 1 fields where the header has 2",
+        ),
+        (
+            "b.csv",
+            "id\n\n\n1\n\"\0\"\n",
+            "/b.csv:5: the value of id holds a NUL byte",
+        ),
+        (
+            "c.csv",
+            "id,id\n1,2\n",
+            "/c.csv:1: two columns are named \"id\"",
+        ),
+        (
+            "d.jsonl",
+            "\n{\"a\":1}\n\n{\"a\":[1]}\n",
+            "/d.jsonl:4: the value of \"a\" is an array",
+        ),
+        ("e.jsonl", "", "/e.jsonl: no rows"),
+    ];
+    for &(name, text, expected) in cases {
+        let error = read(name, text).expect_err(name);
+        assert!(error.starts_with(expected), "{name}: {error}");
+    }
 }
 
 #[test]
