@@ -6,7 +6,8 @@
 //! A placeholder is `{{` a name and its arguments `}}`; `{{{{` writes a literal `{{`. The
 //! names: a column of the data file ([`data`]), or a function ([`function`]): `seq`, `random
 //! LO HI`, `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head, `content-length`
-//! (the rendered body's length, which the request builder writes itself).
+//! (the rendered body's length, which the request builder writes itself); in the body,
+//! `wsse-username-token` ([`wsse`]: a WS-Security header).
 //!
 //! Which values a request takes is fixed by its number in the test (`seq`), its connection
 //! (a user), `--seed` and `--data-order`: the same command sends the same rows and random
@@ -14,6 +15,7 @@
 
 pub mod data;
 pub mod function;
+mod wsse;
 
 use self::data::Fields;
 pub use self::data::{Data, DataOrder};
@@ -44,6 +46,7 @@ enum Segment {
     Literal(Box<[u8]>),
     Column(usize),
     Function(Function),
+    UsernameToken(Box<wsse::UsernameToken>),
 }
 
 /// A parsed template: literal bytes and the placeholders between them.
@@ -131,7 +134,7 @@ impl Template {
                     None
                 }
                 Segment::Column(column) => Some((*column, in_request_line)),
-                Segment::Function(_) => None,
+                Segment::Function(_) | Segment::UsernameToken(_) => None,
             })
     }
 
@@ -185,6 +188,12 @@ impl Template {
                 Segment::Function(function) => {
                     function.write(fill.seq, slot as u64, values.keys, body_len, out);
                 }
+                Segment::UsernameToken(token) => {
+                    let fields = values
+                        .data
+                        .map(|data| *fields.get_or_insert_with(|| Fields::of(data.row(fill.row))));
+                    token.write((fill.seq, slot as u64), values.keys, fields.as_ref(), out);
+                }
             }
         }
     }
@@ -205,6 +214,15 @@ fn placeholder(inner: &str, data: Option<&Data>, position: Position) -> Result<S
     };
     if name.is_empty() {
         return Err("an empty placeholder {{}} (write {{{{ for a literal {{)".into());
+    }
+    if name == "wsse-username-token" {
+        if position == Position::Head {
+            return Err(
+                "{{wsse-username-token}} writes a SOAP header element: it goes in the body".into(),
+            );
+        }
+        return wsse::UsernameToken::parse(arguments, data)
+            .map(|token| Segment::UsernameToken(Box::new(token)));
     }
     let column = data.and_then(|data| data.column(name));
     match (Function::parse(name, arguments, position)?, column) {

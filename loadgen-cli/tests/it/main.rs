@@ -12,3 +12,4 @@ mod runs;
 mod shards;
 mod templates;
 mod tls;
+mod wsse;

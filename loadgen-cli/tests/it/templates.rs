@@ -7,12 +7,13 @@ use std::collections::BTreeSet;
 use testkit::servers::{Behaviour, TestServer};
 
 use crate::runs::{loadgen, temp};
+use crate::wsse::verify_username_tokens;
 
 /// One request as the server read it.
-struct Received {
-    request_line: String,
-    head: String,
-    body: String,
+pub(crate) struct Received {
+    pub(crate) request_line: String,
+    pub(crate) head: String,
+    pub(crate) body: String,
 }
 
 fn received(server: &TestServer) -> Vec<Received> {
@@ -188,6 +189,38 @@ const CASES: &[Case] = &[
             });
             fine.then_some(()).ok_or_else(|| received[0].head.clone())?;
             exactly(received, 3)
+        },
+    },
+    Case {
+        name: "WS-Security PasswordDigest, a user a connection",
+        args: "-k -c 2 --threads 1 -n 400 --data-order connection --data {data} -p {body}",
+        path: "/test",
+        data: ("users.csv", || {
+            "user,password\nalice,pa55word\nbob,\"p&ss <x>\"\n".into()
+        }),
+        body: "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Header>{{wsse-username-token @user @password}}</soap:Header><soap:Body><Ping/></soap:Body></soap:Envelope>",
+        mix: "",
+        check: |received| {
+            let users = verify_username_tokens(received, true)?;
+            (users == BTreeSet::from(["alice".to_owned(), "bob".to_owned()]))
+                .then_some(())
+                .ok_or_else(|| format!("users {users:?}"))?;
+            exactly(received, 400)
+        },
+    },
+    Case {
+        name: "WS-Security PasswordText, escaped",
+        args: "-c 1 -n 20 --template -p {body}",
+        path: "/test",
+        data: ("", NONE),
+        body: "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Header>{{wsse-username-token al&ce s3cr<t text}}</soap:Header><soap:Body/></soap:Envelope>",
+        mix: "",
+        check: |received| {
+            let users = verify_username_tokens(received, false)?;
+            (users == BTreeSet::from(["al&ce".to_owned()]))
+                .then_some(())
+                .ok_or_else(|| format!("users {users:?}"))?;
+            exactly(received, 20)
         },
     },
 ];
@@ -437,6 +470,22 @@ const REFUSALS: &[Refusal] = &[
         body: "{{seq}}",
         exit_code: 2,
         says: "{{seq}} names both a function and a column of",
+    },
+    Refusal {
+        name: "a UsernameToken of a column that is not",
+        args: "--data {data} -p {body} {url}/test",
+        data: ("customers.csv", || customers(1)),
+        body: "{{wsse-username-token @login secret}}",
+        exit_code: 2,
+        says: "{{wsse-username-token}}: @login is not a column of --data",
+    },
+    Refusal {
+        name: "a UsernameToken in a header",
+        args: "--template -H 'X-Token: {{wsse-username-token a b}}' {url}/test",
+        data: ("", NONE),
+        body: "",
+        exit_code: 2,
+        says: "{{wsse-username-token}} writes a SOAP header element: it goes in the body",
     },
     Refusal {
         name: "content-length in a body",

@@ -307,6 +307,7 @@ impl Data {
 /// A row's values, split once for a request's placeholders: the first [`Fields::KEPT`]
 /// values' ends are found in one pass (a scan a placeholder was a third of rendering's time),
 /// a further one by scanning.
+#[derive(Clone, Copy)]
 pub(crate) struct Fields<'a> {
     row: &'a [u8],
     ends: [u32; Fields::KEPT],

@@ -5,7 +5,7 @@
 use super::Position;
 
 /// The functions' names, as errors list them.
-pub(crate) const NAMES: &str = "seq, random LO HI, uuid, now [+N|-N with s, m, h or d], pick a|b|c";
+pub(crate) const NAMES: &str = "seq, random LO HI, uuid, now [+N|-N with s, m, h or d], pick a|b|c, wsse-username-token USER PASSWORD";
 
 /// The number `seq` starts the warm-up's requests at: apart from the measured requests'
 /// 0, 1, 2, ... (no run sends 10^15 requests), and within both an `i64` and a double's exact
@@ -229,6 +229,9 @@ fn write_uuid(high: u64, low: u64, out: &mut Vec<u8>) {
         out.push(HEX[usize::from(byte & 0xf)]);
     }
 }
+
+/// The length of what [`write_date_time`] writes.
+pub(crate) const DATE_TIME_LEN: usize = "2026-12-07T19:20:00.123Z".len();
 
 /// Writes `unix_ms` as xsd:dateTime in UTC with milliseconds (`2026-12-07T19:20:00.123Z`);
 /// the civil date from the day number by Howard Hinnant's algorithm.
