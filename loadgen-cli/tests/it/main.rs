@@ -1,5 +1,6 @@
 //! Integration tests of the `loadgen` binary: runs against misbehaving test servers (testkit's),
-//! over plain TCP, TLS and HTTP/2, the same runs beside ab, weighted mixes, shards, `--start-at` and `loadgen merge` as
+//! over plain TCP, TLS and HTTP/2, the same runs beside ab, weighted mixes, templates fed from data files (WS-Security
+//! headers among them), shards, `--start-at` and `loadgen merge` as
 //! processes, and deploy/ rendered and scripts/k8s-run.sh end to end. `loadgen suite`'s tests
 //! live with the suite.
 

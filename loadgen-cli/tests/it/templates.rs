@@ -1,5 +1,6 @@
 //! `--template` and `--data` end to end: what a recording server receives, request by
-//! request (rows in the order asked for, functions' values, path and headers, mixes), and the
+//! request (rows in the order asked for, functions' values, path and headers, mixes,
+//! WS-Security headers checked by `wsse`'s verifier), and the
 //! inputs refused before the first request leaves.
 
 use std::collections::BTreeSet;
