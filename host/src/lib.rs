@@ -19,6 +19,8 @@
 //!   load runs.
 //! - [`prometheus`]: Prometheus text (a family's lines, a latency histogram) and the
 //!   `GET /metrics` endpoint of `--metrics ADDR`.
+//! - [`write_stdout`] and its macros [`out!`] and [`outln!`]: what a tool prints on standard
+//!   output, ending the process quietly when the reader has gone.
 
 pub mod duration;
 pub mod file;
@@ -28,6 +30,40 @@ pub mod process;
 pub mod prometheus;
 
 use serde::{Deserialize, Serialize};
+
+/// Writes `args` on standard output. A reader that has gone (`loadgen ... | head`) ends the
+/// process with 141, quietly, as SIGPIPE ends a C tool such as ab, where `print!` would panic
+/// (Rust ignores SIGPIPE, and only `unsafe` code could restore it); any other failure ends it
+/// with 1, saying why on standard error.
+pub fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    if let Err(error) = std::io::stdout().lock().write_fmt(args) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("cannot write to standard output: {error}");
+        std::process::exit(1);
+    }
+}
+
+/// `print!` through [`write_stdout`].
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` through [`write_stdout`].
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
 
 /// `text` with its control characters escaped (`\u{1b}`), so that a name read from a file or
 /// a peer cannot move the cursor, clear a terminal or forge a line when it is printed.

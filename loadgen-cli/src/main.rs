@@ -28,7 +28,7 @@ fn main() -> ExitCode {
         _ => match cli::parse(&args) {
             Ok(Invocation::Run(options)) => front::run(&options, &args),
             Ok(Invocation::Version) => {
-                print!("{}", loadgen::report::banner(false));
+                host::out!("{}", loadgen::report::banner(false));
                 return ExitCode::SUCCESS;
             }
             Ok(Invocation::Help) => {

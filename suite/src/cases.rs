@@ -108,7 +108,7 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
     // What the WSDL named is printed with its control characters escaped.
     use host::printable;
     for case in &generated.cases {
-        println!(
+        host::outln!(
             "{:<test_width$}  {:>9} bytes  {:<binding_width$}  {}",
             printable(&case.test),
             case.body.len(),
@@ -117,12 +117,12 @@ pub(crate) fn run(argv: &[String]) -> anyhow::Result<i32> {
         );
     }
     for skipped in &generated.skipped {
-        println!("skipped: {}", printable(skipped));
+        host::outln!("skipped: {}", printable(skipped));
     }
     for (binding, address) in &generated.addresses {
-        println!("{} listens at {}", printable(binding), printable(address));
+        host::outln!("{} listens at {}", printable(binding), printable(address));
     }
-    println!(
+    host::outln!(
         "{} cases and {} written",
         generated.cases.len(),
         manifest.display()

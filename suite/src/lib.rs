@@ -207,7 +207,7 @@ fn run_suite(argv: &[String]) -> anyhow::Result<i32> {
     if let Some(baseline) = &baseline {
         results.baseline = Some(baseline.compare(&results, baseline_notes));
     }
-    print!("{}", render(&results, args.format, show)?);
+    host::out!("{}", render(&results, args.format, show)?);
     if let Some(dir) = &args.out {
         write_out(&results, dir, show)?;
     }

@@ -28,7 +28,7 @@ const INTERRUPTED_EXIT_CODE: i32 = 1;
 pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<i32> {
     super::allow_connections(options.load.share().concurrency);
     // ab prints its -v lines on stdout, among the report's.
-    let log = load::Log::to(|line| println!("{line}"));
+    let log = load::Log::to(|line| host::outln!("{line}"));
     let (plan, info) = load::plan_of(options, log)?;
     serve_metrics(options, &plan)?;
     let pusher = Pusher::start(options, plan.live.as_ref());
@@ -54,7 +54,7 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
     if let Some(abort) = &abort {
         eprintln!("{}", abort.message);
         if results.counters.complete > 0 {
-            println!("Total of {} requests completed", results.counters.complete);
+            host::outln!("Total of {} requests completed", results.counters.complete);
         }
     }
     let table = results.table();
@@ -183,7 +183,7 @@ fn print_report(
         out.push_str(&report::extended(info, results, table));
         out
     };
-    print!("{out}");
+    host::out!("{out}");
     std::io::stdout().flush()?;
     Ok(())
 }

@@ -56,7 +56,7 @@ pub(super) fn write_json(out: &JsonOut, report: &JsonReport) -> anyhow::Result<(
     let text = serde_json::to_string_pretty(report).context("cannot serialise the report")?;
     match out {
         JsonOut::Stdout => {
-            println!("{}\n{text}\n{}", json::STDOUT_BEGIN, json::STDOUT_END);
+            host::outln!("{}\n{text}\n{}", json::STDOUT_BEGIN, json::STDOUT_END);
             Ok(())
         }
         JsonOut::File(path) => std::fs::write(path, text + "\n")

@@ -55,8 +55,8 @@ fn read_run(path: &str) -> anyhow::Result<Run> {
 /// ab's report of the merged run, after lines naming the runs, the shards and the start skew.
 fn print_report(merged: &Merged, table: Option<&Table>) -> anyhow::Result<()> {
     let paths: Vec<&str> = merged.runs.iter().map(|run| run.path.as_str()).collect();
-    print!("{}", report::banner(false));
-    println!("Merged {} runs: {}", paths.len(), paths.join(", "));
+    host::out!("{}", report::banner(false));
+    host::outln!("Merged {} runs: {}", paths.len(), paths.join(", "));
     if let Some(count) = merged.runs.first().and_then(|run| Some(run.shard?.count)) {
         let mut shards: Vec<u32> = merged
             .runs
@@ -64,24 +64,24 @@ fn print_report(merged: &Merged, table: Option<&Table>) -> anyhow::Result<()> {
             .filter_map(|run| Some(run.shard?.index))
             .collect();
         shards.sort_unstable();
-        print!("Shards:                 {} of {count}", list(&shards));
+        host::out!("Shards:                 {} of {count}", list(&shards));
         if merged.missing_shards.is_empty() {
-            println!();
+            host::outln!();
         } else {
-            println!(
+            host::outln!(
                 " (missing {}: this is not the whole test)",
                 list(&merged.missing_shards)
             );
         }
     }
-    println!(
+    host::outln!(
         "Start skew:             {:.3} ms between the first run's start and the last's",
         merged.start_skew * 1000.0
     );
     let display = Display::default();
     let mut out = report::ab_text(&merged.info, &merged.results, table, &display);
     out.push_str(&report::extended(&merged.info, &merged.results, table));
-    print!("{out}");
+    host::out!("{out}");
     std::io::stdout().flush()?;
     Ok(())
 }

@@ -101,7 +101,7 @@ impl Progress {
             let _ = writeln!(stderr, "Finished {done} requests");
         } else {
             drop(stderr);
-            println!("..done");
+            host::outln!("..done");
             let _ = std::io::stdout().flush();
         }
     }

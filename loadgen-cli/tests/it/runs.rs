@@ -668,6 +668,30 @@ fn bad_files_and_hosts_are_clear_errors() {
 }
 
 #[test]
+fn a_reader_that_goes_ends_loadgen_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // 200 requests of a millisecond each: the report comes well after the banner is read.
+    let server = TestServer::start(Behaviour::Delay(Duration::from_millis(1)));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loadgen"))
+        .args(["-n", "200", &server.url()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run loadgen");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The pipe's reader is gone (as `loadgen ... | head -1` leaves it).
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(first.starts_with("This is loadgen"), "{first}");
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
 fn ctrl_c_prints_the_partial_report() {
     use std::io::{BufRead, BufReader};
     use std::process::Stdio;
