@@ -20,7 +20,7 @@ use crate::pace::Pace;
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
-use crate::template::{Data, Filler};
+use crate::template::{Data, Filler, TemplateError};
 use crate::url::Scheme;
 
 pub use crate::engine::{Abort, Kind, Log, Plan, Shared};
@@ -224,6 +224,15 @@ fn kind(
     let mut built = request::build(target, request, body.as_deref()).map_err(anyhow::Error::msg)?;
     let mut template = None;
     if request.templating.is_some() {
+        if request.http2 {
+            // The command line refuses this; a plan made in code must not send a template's
+            // placeholders as they are either.
+            return Err(TemplateError {
+                place: "--template".into(),
+                what: "templates are sent over HTTP/1.x only, so far".into(),
+            }
+            .into());
+        }
         let source = request
             .body_file
             .as_ref()
