@@ -5,7 +5,7 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
 #   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli,
-#            encodings_respond, h2_client, wsdl_reader, mix_file (default: all)
+#            encodings_respond, h2_client, wsdl_reader, mix_file, template (default: all)
 #   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
 #            e.g. CPU=1
 #
@@ -21,7 +21,7 @@ root=$(cd "$here/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client wsdl_reader mix_file)
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client wsdl_reader mix_file template)
 jobs=${JOBS:-1}
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -76,6 +76,9 @@ for file in "$root"/wstest/wstest.wsdl "$root"/wsdl/tests/wsdl/*.wsdl "$root"/ws
     { printf '\001'; sed 's/shapes\.xsd/0.xsd/' "$file"; } >"corpus/wsdl_reader/$(basename "$file")"
 done
 { printf '\002'; sed 's/shapes\.xsd/0.xsd/' "$root/wsdl/tests/wsdl/shapes.wsdl"; printf '\0'; cat "$root/wsdl/tests/wsdl/shapes.xsd"; } >corpus/wsdl_reader/shapes-with-schema
+mkdir -p corpus/template
+printf '<a>{{id}}</a><n>{{ name }}</n>{{seq}}{{random -3 3}}{{uuid}}{{now +5m}}{{pick a|b}}{{{{x{{wsse-username-token @id pw}}\0id,name\nC1,"a, ""b"""\r\nC2,x\n' >corpus/template/csv
+printf '{{a}}|{{b}}|{{wsse-username-token u @b text}}\0{"a": "x", "b": 2}\n\n{"b": null, "a": "y"}\n' >corpus/template/jsonl
 printf '# weight name method path body [options]\n70 EchoStruct-20 POST /WSTest s.xml -T text/xml -H '"'"'SOAPAction: "a"'"'"' --expect-body R\n30 void GET - - --expect-status 200 --reject-body Fault\n' >corpus/mix_file/two
 
 run_target() {

@@ -199,6 +199,21 @@ impl Template {
     }
 }
 
+/// `text` as a body template rendered for request `seq` (its row `seq` mod the rows, as
+/// `--data-order next` takes them) with `data`'s columns: what a run sends, for tests and the
+/// fuzzer.
+pub fn render_body(text: &[u8], data: Option<&Data>, seq: u64) -> Result<Vec<u8>, TemplateError> {
+    let template = Template::parse(text, "the body", data, Position::Body)?;
+    let values = Values {
+        data,
+        keys: Keys::new(1),
+    };
+    let row = data.map_or(0, |data| (seq % data.n_rows() as u64) as usize);
+    let mut out = Vec::new();
+    template.render(Fill { seq, row }, &values, 0, &mut out);
+    Ok(out)
+}
+
 /// What every request's templates read: the data and the run's keys.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Values<'a> {

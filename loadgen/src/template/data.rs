@@ -88,6 +88,16 @@ impl Data {
         })
     }
 
+    /// Parses CSV `bytes` (named `file` in errors, which name the record, not the line).
+    pub fn from_csv(bytes: &[u8], file: &str) -> Result<Data, TemplateError> {
+        Data::parse_csv(bytes, file).map_err(TemplateError::from)
+    }
+
+    /// Parses JSON lines `bytes` (named `file` in errors, which name the record).
+    pub fn from_json_lines(bytes: &[u8], file: &str) -> Result<Data, TemplateError> {
+        Data::parse_json_lines(bytes, file).map_err(TemplateError::from)
+    }
+
     /// Parses CSV (named `file` in errors); errors name the record (0 the header).
     pub(crate) fn parse_csv(reader: impl Read, file: &str) -> Result<Data, Failure> {
         let mut reader = csv::ReaderBuilder::new()

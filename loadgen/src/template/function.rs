@@ -176,7 +176,8 @@ fn now(arguments: &str) -> Result<Function, String> {
         Some(b'-') => (-1, &arguments[1..]),
         _ => return Err(usage()),
     };
-    let split = rest.len().checked_sub(1).ok_or_else(usage)?;
+    // The unit is the last character, which may be more than a byte (`5µ`).
+    let (split, _) = rest.char_indices().last().ok_or_else(usage)?;
     let (number, unit) = rest.split_at(split);
     let unit_ms: i64 = match unit {
         "s" => 1_000,

@@ -71,6 +71,9 @@ fn templates_render_as_the_table_says() {
             Err("expected {{now}} or an offset"),
         ),
         ("{{now +}}", 0, 0, Err("expected {{now}} or an offset")),
+        // Found by the `template` fuzz target: a unit of two bytes was cut inside itself.
+        ("{{now +5µ}}", 0, 0, Err("expected {{now}} or an offset")),
+        ("{{now +˙}}", 0, 0, Err("expected {{now}} or an offset")),
         ("{{pick}}", 0, 0, Err("{{pick}} needs options")),
         (
             "{{id\n}}",
