@@ -24,8 +24,10 @@ use crate::schedule::Claim;
 use crate::shard::Shard;
 
 /// Why a template or its data cannot be used: where (a file and line, or an option) and what.
+/// Both may quote the user's files (a column's name, a placeholder), so their control
+/// characters are escaped where the error is written, for every message alike.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{place}: {what}")]
+#[error("{}: {}", host::printable(.place), host::printable(.what))]
 pub struct TemplateError {
     pub place: String,
     pub what: String,

@@ -413,6 +413,14 @@ const REFUSALS: &[Refusal] = &[
         says: "customers.csv: no rows: a data file needs at least one after its header",
     },
     Refusal {
+        name: "a column whose name would move a terminal's cursor",
+        args: "--data {data} -p {body} {url}/test",
+        data: ("customers.csv", || "id,\u{1b}[2J\n1,2\n".into()),
+        body: "{{nope}}",
+        exit_code: 2,
+        says: "(id, \\u{1b}[2J)",
+    },
+    Refusal {
         name: "two columns of one name",
         args: "--data {data} -p {body} {url}/test",
         data: ("customers.csv", || "id,id\n1,2\n".into()),
