@@ -51,18 +51,13 @@ impl Draft {
     /// `--template`, `--data FILE` (which implies it) and `--data-order`, checked against the
     /// rest of the command line.
     pub(super) fn templating(&self) -> Result<Option<Templating>, UsageError> {
-        if !self.template && self.data_file.is_none() {
-            if self.data_order.is_some() {
-                return Err(UsageError::usage(
-                    "loadgen: --data-order orders the rows of --data FILE: give it",
-                ));
-            }
-            return Ok(None);
-        }
         if self.data_order.is_some() && self.data_file.is_none() {
             return Err(UsageError::usage(
                 "loadgen: --data-order orders the rows of --data FILE: give it",
             ));
+        }
+        if !self.template && self.data_file.is_none() {
+            return Ok(None);
         }
         if self.request.http2 {
             return Err(UsageError::usage(
