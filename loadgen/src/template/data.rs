@@ -409,7 +409,7 @@ fn line_of_record(path: &Path, json: bool, record: u64) -> u64 {
     while offset < bytes.len() && matches!(bytes[offset], b'\r' | b'\n') {
         offset += 1;
     }
-    memchr::memchr_iter(b'\n', &bytes[..offset]).count() as u64 + 1
+    super::line_of(&bytes, offset) as u64
 }
 
 /// A CSV error without its position (the caller names the line).
