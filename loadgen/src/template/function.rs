@@ -235,7 +235,10 @@ fn write_uuid(high: u64, low: u64, out: &mut Vec<u8>) {
 pub(crate) const DATE_TIME_LEN: usize = "2026-12-07T19:20:00.123Z".len();
 
 /// Writes `unix_ms` as xsd:dateTime in UTC with milliseconds (`2026-12-07T19:20:00.123Z`);
-/// the civil date from the day number by Howard Hinnant's algorithm.
+/// the civil date from the day number by Howard Hinnant's algorithm. Written here rather than
+/// through jiff, which the workspace has: 57 ns a time against jiff's 120-140 ns for
+/// `{ts:.3}` and 680-710 ns for strftime (2 million times each, release, 2026-12-07), and a
+/// UsernameToken writes three; the tests hold it to jiff's output.
 pub(crate) fn write_date_time(unix_ms: i64, out: &mut Vec<u8>) {
     let days = unix_ms.div_euclid(86_400_000);
     let ms_of_day = unix_ms.rem_euclid(86_400_000);
