@@ -41,6 +41,7 @@
 //!   [`stats::Results`]; no files, signals or progress (the engine's [`load::Plan`] and
 //!   [`load::Shared`] are named here); engine, schedule and request are the crate's own.
 
+pub mod check;
 pub mod cli;
 pub mod clock;
 mod engine;

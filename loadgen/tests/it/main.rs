@@ -2,6 +2,7 @@
 //! parser, ab's accounting, the report's text, and merging made-up shards. The binary's runs
 //! against misbehaving servers, beside ab, in shards and with deploy/ are `loadgen-cli`'s tests.
 
+mod checks;
 mod cli;
 mod http;
 mod http2;

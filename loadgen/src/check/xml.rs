@@ -1,0 +1,118 @@
+//! Reading XML's bytes where a check needs them, without a parser: where a tag or a comment
+//! ends, an attribute's value, text with its references replaced. What they do not check
+//! (names' characters, a second root) a check does not need.
+
+use memchr::{memchr, memchr3, memmem};
+
+/// Where a start tag ends: the index of its `>` in `rest`, past quoted attribute values.
+pub(crate) fn tag_end(rest: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let i = at + memchr3(b'>', b'"', b'\'', &rest[at..])?;
+        match rest[i] {
+            b'>' => return Some(i),
+            quote => at = i + 1 + memchr(quote, &rest[i + 1..])? + 1,
+        }
+    }
+}
+
+/// Past a comment, CDATA section, processing instruction or declaration starting at
+/// `lt`: the index after its end.
+pub(crate) fn skip_markup(body: &[u8], lt: usize) -> Option<usize> {
+    let rest = &body[lt..];
+    let (close, from): (&[u8], usize) = if rest.starts_with(b"<!--") {
+        (b"-->", 4)
+    } else if rest.starts_with(b"<![CDATA[") {
+        (b"]]>", 9)
+    } else if rest.starts_with(b"<?") {
+        (b"?>", 2)
+    } else {
+        // A declaration (DOCTYPE): to its `>`, past an internal subset in brackets.
+        let bracket = memchr(b'[', rest);
+        let gt = memchr(b'>', rest)?;
+        return match bracket {
+            Some(open) if open < gt => {
+                let close = open + memmem::find(&rest[open..], b"]")?;
+                Some(lt + close + memchr(b'>', &rest[close..])? + 1)
+            }
+            _ => Some(lt + gt + 1),
+        };
+    };
+    memmem::find(&rest[from..], close).map(|i| lt + from + i + close.len())
+}
+
+pub(crate) fn local_name(qname: &[u8]) -> &[u8] {
+    memchr(b':', qname).map_or(qname, |colon| &qname[colon + 1..])
+}
+
+pub(crate) fn trim_end(name: &[u8]) -> &[u8] {
+    let end = name
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    &name[..end]
+}
+
+/// The value of attribute `name` (by local name; namespace declarations are not attributes)
+/// among a start tag's attributes.
+pub(crate) fn attribute(mut attributes: &[u8], name: &[u8]) -> Option<Vec<u8>> {
+    loop {
+        let start = attributes
+            .iter()
+            .position(|b| !b.is_ascii_whitespace() && *b != b'/')?;
+        attributes = &attributes[start..];
+        let eq = memchr(b'=', attributes)?;
+        let qname = trim_end(&attributes[..eq]);
+        let after = &attributes[eq + 1..];
+        let quote_at = after.iter().position(|b| !b.is_ascii_whitespace())?;
+        let quote = after[quote_at];
+        if quote != b'"' && quote != b'\'' {
+            return None;
+        }
+        let value_start = quote_at + 1;
+        let value_len = memchr(quote, &after[value_start..])?;
+        let value = &after[value_start..value_start + value_len];
+        let is_namespace = qname == b"xmlns" || qname.starts_with(b"xmlns:");
+        if !is_namespace && local_name(qname) == name {
+            let mut out = Vec::with_capacity(value.len());
+            unescape_into(value, &mut out);
+            return Some(out);
+        }
+        attributes = &after[value_start + value_len + 1..];
+    }
+}
+
+/// Appends `raw` with XML's five entities and character references replaced; an unknown
+/// reference is kept as written.
+pub(crate) fn unescape_into(raw: &[u8], out: &mut Vec<u8>) {
+    let mut at = 0;
+    while let Some(amp) = memchr(b'&', &raw[at..]).map(|i| at + i) {
+        out.extend_from_slice(&raw[at..amp]);
+        let Some(semi) = memchr(b';', &raw[amp..]).map(|i| amp + i) else {
+            break;
+        };
+        let entity = &raw[amp + 1..semi];
+        let replaced: Option<char> = match entity {
+            b"lt" => Some('<'),
+            b"gt" => Some('>'),
+            b"amp" => Some('&'),
+            b"quot" => Some('"'),
+            b"apos" => Some('\''),
+            [b'#', b'x', hex @ ..] => std::str::from_utf8(hex)
+                .ok()
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .and_then(char::from_u32),
+            [b'#', decimal @ ..] => std::str::from_utf8(decimal)
+                .ok()
+                .and_then(|decimal| decimal.parse().ok())
+                .and_then(char::from_u32),
+            _ => None,
+        };
+        match replaced {
+            Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            None => out.extend_from_slice(&raw[amp..=semi]),
+        }
+        at = semi + 1;
+    }
+    out.extend_from_slice(&raw[at..]);
+}
