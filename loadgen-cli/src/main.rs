@@ -49,18 +49,19 @@ fn main() -> ExitCode {
         Ok(code) => exit_code(code),
         Err(error) => {
             eprintln!("loadgen: {error:#}");
-            // A template or its data that cannot be used is the user's input, refused before
-            // the first request: 2, apart from a run that failed (1).
-            let input = error
-                .chain()
-                .any(|cause| cause.is::<loadgen::template::TemplateError>());
-            exit_code(if input { TEMPLATE_EXIT_CODE } else { 1 })
+            // A template, its data or a check that cannot be used is the user's input, refused
+            // before the first request: 2, apart from a run that failed (1).
+            let input = error.chain().any(|cause| {
+                cause.is::<loadgen::template::TemplateError>()
+                    || cause.is::<loadgen::check::CheckError>()
+            });
+            exit_code(if input { INPUT_EXIT_CODE } else { 1 })
         }
     }
 }
 
-/// The exit code of a template or data file that cannot be used.
-const TEMPLATE_EXIT_CODE: i32 = 2;
+/// The exit code of a template, a data file or a check that cannot be used.
+const INPUT_EXIT_CODE: i32 = 2;
 
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from((code & 0xff) as u8)

@@ -515,12 +515,11 @@ impl Worker {
                 corrected_us: plan.rate.map(|_| connection.corrected_us(now)),
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
                 kind,
+                verdict: &plan.judge(kind, &connection.parser, &mut connection.judging),
             };
             let total_us = completion.sample.total_us;
             let failed = self.stats.count_complete(completion);
-            if failed {
-                self.failed_local += 1;
-            }
+            self.failed_local += u64::from(failed);
             if let Some(live) = &plan.live {
                 live.complete(self.index, kind, total_us, failed);
             }

@@ -8,6 +8,9 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
+mod head;
+use head::{header_value, parse_decimal, parse_status_line, trim};
+
 /// The end of a head; built once, as building a searcher costs more than most searches.
 static HEAD_END: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new(b"\r\n\r\n"));
@@ -43,6 +46,8 @@ pub struct Response {
     pub expected_found: bool,
     /// `--reject-body` seen.
     pub rejected_found: bool,
+    /// The body was longer than [`BodyChecks`] keeps: what was kept is its start only.
+    pub body_cut: bool,
 }
 
 /// What [`ResponseParser::feed`] made of the bytes.
@@ -59,9 +64,10 @@ pub enum Feed {
 pub struct BodyChecks {
     expect: Option<memmem::Finder<'static>>,
     reject: Option<memmem::Finder<'static>>,
-    /// Keep each body whole ([`ResponseParser::take_body`]): for a check that judges one
-    /// answer, never for the load.
+    /// Keep each body whole ([`ResponseParser::take_body`], [`ResponseParser::kept_body`]), to
+    /// this many bytes: for the checks that judge a whole answer.
     keep: bool,
+    keep_limit: usize,
 }
 
 impl BodyChecks {
@@ -73,15 +79,27 @@ impl BodyChecks {
             expect: expect.and_then(finder),
             reject: reject.and_then(finder),
             keep: false,
+            keep_limit: 0,
         }
     }
 
     /// No texts to look for, and each body kept whole.
     pub fn keep_body() -> BodyChecks {
+        BodyChecks::default().keeping(usize::MAX)
+    }
+
+    /// The same checks, each body kept to `limit` bytes.
+    pub fn keeping(self, limit: usize) -> BodyChecks {
         BodyChecks {
             keep: true,
-            ..BodyChecks::default()
+            keep_limit: limit,
+            ..self
         }
+    }
+
+    /// Whether bodies are kept.
+    pub fn keeps(&self) -> bool {
+        self.keep
     }
 
     fn is_empty(&self) -> bool {
@@ -202,6 +220,11 @@ impl ResponseParser {
     /// The framed response ended.
     pub fn framed_end(&mut self, checks: &BodyChecks) {
         self.complete(checks);
+    }
+
+    /// The body of the response so far, as kept (empty unless [`BodyChecks::keeps`]).
+    pub fn kept_body(&self) -> &[u8] {
+        &self.kept
     }
 
     /// The body of the last response, with [`BodyChecks::keep_body`] (empty otherwise).
@@ -445,7 +468,11 @@ impl ResponseParser {
             return;
         }
         if checks.keep {
-            self.kept.extend_from_slice(data);
+            if self.kept.len().saturating_add(data.len()) <= checks.keep_limit {
+                self.kept.extend_from_slice(data);
+            } else {
+                self.response.body_cut = true;
+            }
         }
         let overlap = checks.overlap();
         let search = |haystack: &[u8], response: &mut Response| {
@@ -530,55 +557,4 @@ pub fn read_whole(
             return Ok((response, parser.take_body()));
         }
     }
-}
-
-fn parse_status_line(line: &[u8]) -> Result<(bool, u16), ParseError> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let rest = line
-        .strip_prefix(b"HTTP/1.")
-        .ok_or(ParseError::StatusLine)?;
-    let http11 = rest.first() != Some(&b'0');
-    match rest.get(1..6) {
-        Some([b' ', a, b, c, ..]) if [a, b, c].iter().all(|digit| digit.is_ascii_digit()) => {
-            let status = u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0');
-            Ok((http11, status))
-        }
-        // "HTTP/1.1 200" with nothing after the code is allowed too.
-        _ => match rest.get(1..5) {
-            Some([b' ', a, b, c]) if [a, b, c].iter().all(|digit| digit.is_ascii_digit()) => Ok((
-                http11,
-                u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'),
-            )),
-            _ => Err(ParseError::StatusLine),
-        },
-    }
-}
-
-/// The trimmed value of header line `line` (without its `\n`) if the header is `name`
-/// (lowercase), in any case.
-fn header_value<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
-    (line.get(name.len()) == Some(&b':') && line[..name.len()].eq_ignore_ascii_case(name))
-        .then(|| trim(&line[name.len() + 1..]))
-}
-
-fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |end| end + 1);
-    &bytes[start..end]
-}
-
-fn parse_decimal(bytes: &[u8]) -> Option<u64> {
-    if bytes.is_empty() || bytes.len() > 19 {
-        return None;
-    }
-    bytes.iter().try_fold(0u64, |value, &byte| {
-        byte.is_ascii_digit()
-            .then(|| value * 10 + u64::from(byte - b'0'))
-    })
 }

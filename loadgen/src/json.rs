@@ -16,7 +16,8 @@ use crate::pace::Pace;
 use crate::report::{QUANTILES, RunInfo};
 use crate::shard::Shard;
 use crate::stats::{
-    Counters, Histograms, KindResults, KindStats, Results, Row, Saturation, Second, Table, round_ms,
+    CheckCounts, CheckFailures, Counters, Histograms, KindResults, KindStats, Results, Row,
+    Saturation, Second, Table, round_ms,
 };
 
 /// The file's version: a reader refuses files of another. Format 2 keeps the typed settings
@@ -65,6 +66,12 @@ pub struct JsonReport {
     /// request): their counts add up to `counters`'.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub kinds: Vec<KindRecord>,
+    /// `--check-xpath` and `--check-regex`: each check's failures, in the order given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckFailures>,
+    /// `--soap-faults`: the faults by code.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub faults: BTreeMap<String, u64>,
     /// Of `loadgen merge --json`: the runs merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<MergedRun>,
@@ -284,6 +291,8 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
             total: encode(&h.total),
             corrected: encode(&h.corrected),
         },
+        checks: results.checks.checks.clone(),
+        faults: results.checks.faults.clone(),
         kinds: results
             .kinds
             .iter()
@@ -409,6 +418,10 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
         document_length: report.summary.document_length,
         tls: report.summary.tls.clone(),
         kinds,
+        checks: CheckCounts {
+            checks: report.checks.clone(),
+            faults: report.faults.clone(),
+        },
     };
     Ok((report, results))
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context as _, bail};
 
+use crate::check::{AnswerChecks, MAX_CHECKED_BODY};
 use crate::engine::{self, Http2Plan, TlsPlan};
 use crate::http::BodyChecks;
 use crate::live::{Live, Offered};
@@ -76,7 +77,9 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         Some(path) => Some(Data::read(path)?),
         None => None,
     };
-    let mut kinds = kinds_of(target, request, checks, data.as_ref())?;
+    let mut answer_checks =
+        AnswerChecks::new(&checks.check_xpath, &checks.check_regex, checks.soap_faults)?;
+    let mut kinds = kinds_of(target, request, checks, data.as_ref(), &mut answer_checks)?;
     let http2 = match request.http2 {
         true => Some(Http2Plan {
             requests: kinds
@@ -147,6 +150,7 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
         shard: share.shard,
         start_at: load.start_at.and_then(instant_of),
         checks: checks.clone(),
+        answer_checks,
         verbosity: output.verbosity,
         log,
         n_threads,
@@ -170,30 +174,33 @@ fn kinds_of(
     request: &RequestOptions,
     checks: &Checks,
     data: Option<&Data>,
+    answer_checks: &mut AnswerChecks,
 ) -> anyhow::Result<Vec<Kind>> {
+    let run_checks = (1u64 << answer_checks.checks.len()).wrapping_sub(1);
     match &request.mix {
         Some(mix) => mix
             .parts
             .iter()
             .map(|part| {
                 let (target, request, checks) = part_options(part, target, request, checks);
-                kind(
+                let bits = run_checks | answer_checks.add(&part.check_xpath, &part.check_regex)?;
+                let mut kind = kind(
                     (part.name.clone(), part.weight),
                     &target,
                     &request,
                     &checks,
                     data,
                 )
-                .with_context(|| format!("in the mix's part {}", part.name))
+                .with_context(|| format!("in the mix's part {}", part.name))?;
+                kind.check_answers(answer_checks, bits);
+                Ok(kind)
             })
             .collect(),
-        None => Ok(vec![kind(
-            (String::new(), 1),
-            target,
-            request,
-            checks,
-            data,
-        )?]),
+        None => {
+            let mut kind = kind((String::new(), 1), target, request, checks, data)?;
+            kind.check_answers(answer_checks, run_checks);
+            Ok(vec![kind])
+        }
     }
 }
 
@@ -252,8 +259,20 @@ fn kind(
         template,
         http2,
         body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
+        checks: 0,
         expect_status: checks.expect_status.map(|status| status.as_u16()),
     })
+}
+
+impl Kind {
+    /// The kind's answers are judged by `bits` of `checks` (and for faults, when asked): its
+    /// bodies are kept to [`MAX_CHECKED_BODY`] then.
+    fn check_answers(&mut self, checks: &AnswerChecks, bits: u64) {
+        self.checks = bits;
+        if checks.reads_bodies(bits) {
+            self.body_checks = std::mem::take(&mut self.body_checks).keeping(MAX_CHECKED_BODY);
+        }
+    }
 }
 
 /// A mix's part as a whole request: the command line's, with what the part sets in place of
@@ -284,6 +303,7 @@ fn part_options(
     if part.reject_body.is_some() {
         checks.reject_body.clone_from(&part.reject_body);
     }
+    // The part's path and regex checks are added to the command line's by `kinds_of`.
     (target, request, checks)
 }
 
@@ -408,6 +428,12 @@ fn first_response(plan: &Plan, shared: &Shared, results: &mut Results) {
         kind.weight = plan.kinds[index].weight;
         kind.document_length = length(index);
     }
+    let names = plan
+        .answer_checks
+        .checks
+        .iter()
+        .map(|check| check.name.clone());
+    results.checks.name(names.collect::<Vec<_>>().into_iter());
 }
 
 fn resolve(target: &Target) -> anyhow::Result<SocketAddr> {

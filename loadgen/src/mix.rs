@@ -12,7 +12,8 @@
 //!
 //! A mix file has a part a line: weight, name, method, the URL's path, the body file (`-` for
 //! none), then any of `-T TYPE`, `-H 'Name: value'`, `--expect-status N`, `--expect-body
-//! TEXT`, `--reject-body TEXT`, quoted as a shell would. `#` starts a comment line.
+//! TEXT`, `--reject-body TEXT`, `--check-xpath EXPR`, `--check-regex RE` (these two more than
+//! once), quoted as a shell would. `#` starts a comment line.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +51,8 @@ impl Part {
             expect_status: None,
             expect_body: None,
             reject_body: None,
+            check_xpath: Vec::new(),
+            check_regex: Vec::new(),
         }
     }
 }
@@ -183,6 +186,12 @@ impl Mix {
             if let Some(text) = &part.reject_body {
                 words.extend(["--reject-body".to_owned(), quote(text)]);
             }
+            for path in &part.check_xpath {
+                words.extend(["--check-xpath".to_owned(), quote(path)]);
+            }
+            for regex in &part.check_regex {
+                words.extend(["--check-regex".to_owned(), quote(regex)]);
+            }
             text.push_str(&words.join(" "));
             text.push('\n');
         }
@@ -260,6 +269,8 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
         expect_status: None,
         expect_body: None,
         reject_body: None,
+        check_xpath: Vec::new(),
+        check_regex: Vec::new(),
     };
     let mut options = options.iter();
     while let Some(option) = options.next() {
@@ -286,9 +297,19 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
             }
             "--expect-body" => part.expect_body = Some(value.clone()),
             "--reject-body" => part.reject_body = Some(value.clone()),
+            "--check-xpath" => {
+                crate::check::PathCheck::parse(value)
+                    .map_err(|error| format!("{option} {error}"))?;
+                part.check_xpath.push(value.clone());
+            }
+            "--check-regex" => {
+                crate::check::AnswerChecks::new(&[], std::slice::from_ref(value), false)
+                    .map_err(|error| error.to_string())?;
+                part.check_regex.push(value.clone());
+            }
             other => {
                 return Err(format!(
-                    "unknown option {other} (a part takes -T, -H, --expect-status, --expect-body, --reject-body)"
+                    "unknown option {other} (a part takes -T, -H, --expect-status, --expect-body, --reject-body, --check-xpath, --check-regex)"
                 ));
             }
         }

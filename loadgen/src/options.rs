@@ -194,6 +194,11 @@ pub struct Part {
     pub expect_status: Option<http::StatusCode>,
     pub expect_body: Option<String>,
     pub reject_body: Option<String>,
+    /// `--check-xpath`, `--check-regex`: the part's own, after the command line's.
+    #[serde(default)]
+    pub check_xpath: Vec<String>,
+    #[serde(default)]
+    pub check_regex: Vec<String>,
 }
 
 /// The largest request body file read (`-p`, `-u`, a mix's part): a regular file of at most
@@ -237,6 +242,13 @@ pub struct Checks {
     /// `--expect-body`, `--reject-body`.
     pub expect_body: Option<String>,
     pub reject_body: Option<String>,
+    /// `--check-xpath`, `--check-regex` (each answer must pass every one), `--soap-faults`.
+    #[serde(default)]
+    pub check_xpath: Vec<String>,
+    #[serde(default)]
+    pub check_regex: Vec<String>,
+    #[serde(default)]
+    pub soap_faults: bool,
     /// `-l`: bodies may vary in length.
     pub variable_length: bool,
     /// `-r`: a receive error does not end the run.
@@ -404,6 +416,9 @@ impl TestIdentity {
         first_differing!(checks.expect_status);
         first_differing!(checks.expect_body);
         first_differing!(checks.reject_body);
+        first_differing!(checks.check_xpath);
+        first_differing!(checks.check_regex);
+        first_differing!(checks.soap_faults);
         first_differing!(checks.variable_length);
         first_differing!(checks.continue_on_receive_errors);
         first_differing!(checks.request_timeout);

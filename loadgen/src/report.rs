@@ -468,7 +468,7 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
     for (status, count) in &results.status_codes {
         let _ = writeln!(w, "  [{status}] {count} responses");
     }
-    let _ = writeln!(
+    let _ = write!(
         w,
         "Failures by cause:      connect {}, receive {}, length {}, exceptions {}, write {}, timeout {}, status {}, body {}",
         c.connect_errors,
@@ -480,6 +480,14 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
         c.status_mismatches,
         c.body_mismatches
     );
+    if !results.checks.checks.is_empty() {
+        let _ = write!(w, ", checks {}", c.check_failures);
+    }
+    if info.settings.checks.soap_faults {
+        let _ = write!(w, ", faults {}", c.faults);
+    }
+    let _ = writeln!(w);
+    checks(w, results, info.settings.checks.soap_faults);
     if table.is_some_and(|table| table.from_histograms) {
         let _ = writeln!(
             w,
@@ -487,6 +495,42 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
         );
     }
     out
+}
+
+/// `--check-xpath`, `--check-regex` and `--soap-faults`: each check's failures, and the
+/// faults by code, as shares of the complete answers.
+fn checks(w: &mut String, results: &Results, soap_faults: bool) {
+    let complete = results.counters.complete;
+    let share = |count: u64| count as f64 * 100.0 / complete.max(1) as f64;
+    if !results.checks.checks.is_empty() {
+        let _ = writeln!(w, "Check failures:");
+    }
+    for check in &results.checks.checks {
+        let _ = writeln!(
+            w,
+            "  {}: {} of {} answers ({:.1}%)",
+            host::printable(&check.name),
+            check.failed,
+            check.judged,
+            check.failed as f64 * 100.0 / check.judged.max(1) as f64
+        );
+    }
+    if soap_faults {
+        let faults = results.counters.faults;
+        let codes: Vec<String> = (results.checks.faults.iter())
+            .map(|(code, count)| format!("{} {count}", host::printable(code)))
+            .collect();
+        let codes = if codes.is_empty() {
+            "none".to_owned()
+        } else {
+            codes.join(", ")
+        };
+        let _ = writeln!(
+            w,
+            "Faults:                 {codes} ({faults} of {complete} answers, {:.1}%)",
+            share(faults)
+        );
+    }
 }
 
 /// The percentiles of the extended section.

@@ -13,7 +13,11 @@ use tls::client::Negotiated;
 
 use crate::http::Response;
 
+mod checks;
+mod saturation;
 mod table;
+pub use checks::{CheckCounts, CheckFailures, MAX_FAULT_CODES, OTHER_CODES};
+pub use saturation::Saturation;
 pub use table::{PERCENTILES, Row, Table, round_ms};
 
 /// The longest latency the histograms hold, in µs (an hour); longer ones are clamped.
@@ -53,6 +57,12 @@ pub struct Counters {
     pub status_mismatches: u64,
     /// `--expect-body` missing or `--reject-body` present.
     pub body_mismatches: u64,
+    /// Answers that failed a `--check-xpath` or `--check-regex`, and SOAP faults
+    /// (`--soap-faults`).
+    #[serde(default)]
+    pub check_failures: u64,
+    #[serde(default)]
+    pub faults: u64,
     pub non_2xx: u64,
     pub keep_alive_requests: u64,
     /// Total transferred: every byte read, heads included.
@@ -89,6 +99,8 @@ impl Counters {
         self.timeouts += other.timeouts;
         self.status_mismatches += other.status_mismatches;
         self.body_mismatches += other.body_mismatches;
+        self.check_failures += other.check_failures;
+        self.faults += other.faults;
         self.non_2xx += other.non_2xx;
         self.keep_alive_requests += other.keep_alive_requests;
         self.bytes_received += other.bytes_received;
@@ -237,6 +249,8 @@ pub struct Completion<'a> {
     pub at_us: u64,
     /// Its kind, in a mix.
     pub kind: usize,
+    /// What `--check-xpath`, `--check-regex` and `--soap-faults` made of it.
+    pub verdict: &'a crate::check::Verdict,
 }
 
 /// One thread's statistics: owned by its event loop, merged once at the end.
@@ -256,6 +270,7 @@ pub struct ThreadStats {
     pub busy: f64,
     /// A mix's kinds, each on its own (empty for a run of one request).
     pub kinds: Vec<KindStats>,
+    pub checks: CheckCounts,
 }
 
 impl ThreadStats {
@@ -288,6 +303,7 @@ impl ThreadStats {
             corrected_us,
             at_us,
             kind,
+            verdict,
         } = completion;
         let counters = &mut self.counters;
         counters.complete += 1;
@@ -311,6 +327,10 @@ impl ThreadStats {
         if !response.expected_found || response.rejected_found {
             counters.body_mismatches += 1;
             failed = true;
+        }
+        if verdict.judged != 0 || verdict.fault.is_some() {
+            self.checks.count(counters, verdict);
+            failed |= verdict.failed != 0 || verdict.fault.is_some();
         }
         if failed {
             counters.failed += 1;
@@ -426,6 +446,7 @@ pub struct Results {
     pub tls: Option<Negotiated>,
     /// A mix's kinds, in the mix's order (empty for a run of one request).
     pub kinds: Vec<KindResults>,
+    pub checks: CheckCounts,
 }
 
 impl Results {
@@ -453,7 +474,9 @@ impl Results {
         let mut last_activity_us = 0;
         let mut busiest_thread = 0.0f64;
         let mut kinds: Vec<KindStats> = Vec::new();
+        let mut checks = CheckCounts::default();
         for thread in threads {
+            checks.add(&thread.checks);
             if kinds.len() < thread.kinds.len() {
                 kinds.resize_with(thread.kinds.len(), KindStats::default);
             }
@@ -494,6 +517,7 @@ impl Results {
                     stats,
                 })
                 .collect(),
+            checks,
         }
     }
 
@@ -513,6 +537,7 @@ impl Results {
         for (kind, theirs) in self.kinds.iter_mut().zip(&other.kinds) {
             kind.stats.add(&theirs.stats);
         }
+        self.checks.add(&other.checks);
     }
 
     /// Whether the client may have set the pace rather than the server; `paced` for `--rate`.
@@ -523,54 +548,6 @@ impl Results {
             late_fraction: paced.then(|| c.late_client as f64 / started as f64),
             busiest_thread: self.busiest_thread,
         }
-    }
-}
-
-/// Signs that the client, not the server, limited a run: under `--rate`, requests leaving late
-/// (more than [`LATE_AFTER_US`] after their time) though a connection was free for them; in any
-/// run, an event loop busy nearly all the time.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Saturation {
-    /// `--rate`: the share of requests that left late with a connection free.
-    pub late_fraction: Option<f64>,
-    /// The busiest event loop's share of its time on the CPU.
-    pub busiest_thread: f64,
-}
-
-impl Saturation {
-    /// More than this share of requests late saturates the client.
-    pub const LATE_LIMIT: f64 = 0.01;
-    /// An event loop busier than this saturates the client.
-    pub const BUSY_LIMIT: f64 = 0.95;
-
-    pub fn saturated(&self) -> bool {
-        self.late_fraction
-            .is_some_and(|late| late > Self::LATE_LIMIT)
-            || self.busiest_thread > Self::BUSY_LIMIT
-    }
-
-    /// The report's line, when saturated: `client saturated: ...`.
-    pub fn line(&self) -> Option<String> {
-        if !self.saturated() {
-            return None;
-        }
-        let mut causes = Vec::new();
-        if let Some(late) = self.late_fraction.filter(|late| *late > Self::LATE_LIMIT) {
-            causes.push(format!(
-                "{:.1}% of requests left more than 1 ms after their scheduled time with a connection free",
-                late * 100.0
-            ));
-        }
-        if self.busiest_thread > Self::BUSY_LIMIT {
-            causes.push(format!(
-                "an event loop was busy {:.0}% of the time",
-                self.busiest_thread * 100.0
-            ));
-        }
-        Some(format!(
-            "client saturated: {}; the figures may be the client's limit, not the server's",
-            causes.join(", and ")
-        ))
     }
 }
 

@@ -234,6 +234,8 @@ fn loadgen_mix(parts: &[(Case, u32)], seed: Option<u64>) -> Result<Mix, loadgen:
             expect_status: None,
             expect_body: case.expect_body.clone(),
             reject_body: case.reject_body.clone(),
+            check_xpath: Vec::new(),
+            check_regex: Vec::new(),
         })
         .collect();
     Mix::new(parts, seed.unwrap_or(loadgen::mix::DEFAULT_SEED))

@@ -87,6 +87,8 @@ pub enum Behaviour {
     /// `200` with [`BODY`] to every request, each kept whole (head and body) in
     /// [`TestServer::recorded`] in the order read.
     Record,
+    /// `200` with the request's body as its own, so that a test chooses each answer.
+    Echo,
 }
 
 /// One operation of [`Behaviour::Soap`].
@@ -274,6 +276,10 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
                 .unwrap()
                 .push(pending[..head_end + body_len].to_vec());
         }
+        let echoed = match behaviour {
+            Behaviour::Echo => pending[head_end..head_end + body_len].to_vec(),
+            _ => Vec::new(),
+        };
         let soap_answer = match behaviour {
             Behaviour::Soap(operations) => Some(soap(
                 operations,
@@ -311,6 +317,7 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             }
             Behaviour::Status(status) => response(status, connection, BODY),
             Behaviour::Record => response(200, connection, BODY),
+            Behaviour::Echo => response(200, connection, &echoed),
             Behaviour::Soap(_) => {
                 let (status, body) = soap_answer.unwrap_or_default();
                 response(status, connection, body.as_bytes())

@@ -5,6 +5,7 @@
 //! live with the suite.
 
 mod ab;
+mod checks;
 mod deploy;
 mod h2;
 mod metrics;

@@ -113,8 +113,8 @@ pub struct PathCheck {
 pub struct Scratch {
     frames: Vec<Frame>,
     counters: Vec<u32>,
-    /// Values of selected nodes being read: (the depth of their element, text so far).
-    open: Vec<(usize, Vec<u8>)>,
+    /// Values of selected nodes being read.
+    open: Vec<Value>,
     spare: Vec<Vec<u8>>,
 }
 
@@ -128,6 +128,37 @@ struct Frame {
     /// Whether it is a selected element whose value (or text runs) is being read: it has an
     /// entry in [`Scratch::open`].
     reading: bool,
+}
+
+impl Frame {
+    /// The document node: the context of step 0.
+    const DOCUMENT: Frame = Frame {
+        name: (0, 0),
+        context: 1,
+        descendant: 0,
+        reading: false,
+    };
+}
+
+/// A selected node's value being read: the depth of its element, and its text so far.
+type Value = (usize, Vec<u8>);
+
+/// A start tag's attributes, and whether it closes itself (`<a/>`).
+struct Tag<'a> {
+    attributes: &'a [u8],
+    empty: bool,
+}
+
+/// What [`PathCheck::select`] made of a selected element.
+enum Selected {
+    /// A node that decides the walk.
+    Found,
+    /// A node, counted.
+    Counted,
+    /// Its value is read to its end tag.
+    Reading,
+    /// No node (an absent attribute, an empty element's text).
+    Nothing,
 }
 
 /// What one walk found, before the test turns it into a verdict.
@@ -222,13 +253,7 @@ impl PathCheck {
         counters.clear();
         spare.extend(open.drain(..).map(|(_, buffer)| buffer));
         let mut count = 0u64;
-        // The document node: the context of step 0.
-        let mut parent = Frame {
-            name: (0, 0),
-            context: 1,
-            descendant: 0,
-            reading: false,
-        };
+        let mut parent = Frame::DOCUMENT;
         counters.resize(self.counters, 0);
         let last = self.steps.len();
         let mut at = 0;
@@ -263,32 +288,15 @@ impl PathCheck {
                     {
                         return found;
                     }
-                    parent = frames.last().copied().unwrap_or(Frame {
-                        name: (0, 0),
-                        context: 1,
-                        descendant: 0,
-                        reading: false,
-                    });
+                    parent = frames.last().copied().unwrap_or(Frame::DOCUMENT);
                     at = lt + 2 + gt;
                 }
                 Some(b'!') | Some(b'?') => {
-                    let Some(end) = skip_markup(body, lt) else {
-                        return Walk::Malformed;
-                    };
-                    if rest.starts_with(b"![CDATA[") && !open.is_empty() {
-                        let content = &body[lt + 9..end - 3];
-                        for (depth, buffer) in open.iter_mut() {
-                            if self.target != Target::Text || *depth + 1 == frames.len() {
-                                buffer.extend_from_slice(content);
-                            }
-                        }
-                    } else if self.target == Target::Text
-                        && let Some(found) = self.end_runs(open, frames.len(), on_node, &mut count)
-                    {
-                        // A comment or instruction between two runs makes them two nodes.
-                        return found;
+                    let depth = frames.len();
+                    match self.markup(body, lt, (open, depth), on_node, &mut count) {
+                        Ok(end) => at = end,
+                        Err(walk) => return walk,
                     }
-                    at = end;
                 }
                 _ => {
                     let name_len = rest
@@ -309,63 +317,21 @@ impl PathCheck {
                     {
                         return found;
                     }
-                    // The steps this element matches, from its parent's contexts.
-                    let base = counters.len() - self.counters.min(counters.len());
-                    let candidates = parent.context | parent.descendant;
-                    let mut context = 0u32;
-                    let mut descendant = parent.descendant;
-                    let mut bits = candidates;
-                    while bits != 0 {
-                        let k = bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        if k >= last {
-                            continue;
-                        }
-                        let step = &self.steps[k];
-                        if parent.context & (1 << k) != 0 && step.axis == Axis::Descendant {
-                            descendant |= 1 << k;
-                        }
-                        if !step.passes(local) {
-                            continue;
-                        }
-                        let place = match step.position {
-                            Some(position) => {
-                                let counter = &mut counters[base + step.counter];
-                                *counter += 1;
-                                *counter == position
-                            }
-                            None => true,
-                        };
-                        if place {
-                            context |= 1 << (k + 1);
-                        }
-                    }
+                    let base = counters.len() - self.counters;
+                    let (context, descendant) =
+                        self.steps_matched(parent, local, &mut counters[base..]);
                     let mut reading = false;
                     if context & (1 << last) != 0 {
-                        match &self.target {
-                            Target::Attribute(name) => {
-                                if let Some(value) = attribute(&rest[name_len..gt], name) {
-                                    count += 1;
-                                    if on_node(&value) {
-                                        return Walk::Found;
-                                    }
-                                }
-                            }
-                            Target::Element if !needs_value || empty => {
-                                // The element is the node, and its value is empty or not needed.
-                                count += 1;
-                                if on_node(&[]) {
-                                    return Walk::Found;
-                                }
-                            }
-                            // An empty element has no text run.
-                            Target::Text if empty => {}
-                            Target::Element | Target::Text => {
-                                let mut buffer = spare.pop().unwrap_or_default();
-                                buffer.clear();
-                                open.push((frames.len(), buffer));
-                                reading = true;
-                            }
+                        let tag = Tag {
+                            attributes: &rest[name_len..gt],
+                            empty,
+                        };
+                        let depth = frames.len();
+                        match self.select(tag, needs_value, (open, spare, depth), on_node) {
+                            Selected::Found => return Walk::Found,
+                            Selected::Counted => count += 1,
+                            Selected::Reading => reading = true,
+                            Selected::Nothing => {}
                         }
                     }
                     let frame = Frame {
@@ -389,10 +355,103 @@ impl PathCheck {
         Walk::Done { count }
     }
 
+    /// The steps an element named `local` matches, from its parent's contexts: the contexts
+    /// it gives its children, and the `//` steps looked for below it. `counters` are the
+    /// parent's position counters.
+    fn steps_matched(&self, parent: Frame, local: &[u8], counters: &mut [u32]) -> (u32, u32) {
+        let mut context = 0u32;
+        let mut descendant = parent.descendant;
+        let mut bits = parent.context | parent.descendant;
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let Some(step) = self.steps.get(k) else {
+                continue;
+            };
+            if parent.context & (1 << k) != 0 && step.axis == Axis::Descendant {
+                descendant |= 1 << k;
+            }
+            if !step.passes(local) {
+                continue;
+            }
+            let place = match step.position {
+                Some(position) => {
+                    let counter = &mut counters[step.counter];
+                    *counter += 1;
+                    *counter == position
+                }
+                None => true,
+            };
+            if place {
+                context |= 1 << (k + 1);
+            }
+        }
+        (context, descendant)
+    }
+
+    /// A comment, CDATA section, instruction or declaration at `lt`: a CDATA section's text
+    /// goes to the values being read; anything else ends a `text()` run. Returns the index
+    /// after it, or how the walk ends.
+    fn markup(
+        &self,
+        body: &[u8],
+        lt: usize,
+        (open, depth): (&mut [Value], usize),
+        on_node: &mut dyn FnMut(&[u8]) -> bool,
+        count: &mut u64,
+    ) -> Result<usize, Walk> {
+        let end = skip_markup(body, lt).ok_or(Walk::Malformed)?;
+        if body[lt..].starts_with(b"<![CDATA[") {
+            let content = &body[lt + 9..end - 3];
+            for (element_depth, buffer) in open.iter_mut() {
+                if self.target != Target::Text || *element_depth + 1 == depth {
+                    buffer.extend_from_slice(content);
+                }
+            }
+        } else if self.target == Target::Text
+            && let Some(found) = self.end_runs(open, depth, on_node, count)
+        {
+            // A comment or instruction between two runs makes them two nodes.
+            return Err(found);
+        }
+        Ok(end)
+    }
+
+    /// What a selected element is: a node now (an attribute, an element whose value is not
+    /// needed), or a value to read to its end tag.
+    fn select(
+        &self,
+        tag: Tag<'_>,
+        needs_value: bool,
+        (open, spare, depth): (&mut Vec<Value>, &mut Vec<Vec<u8>>, usize),
+        on_node: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> Selected {
+        let node = |value: &[u8], on_node: &mut dyn FnMut(&[u8]) -> bool| match on_node(value) {
+            true => Selected::Found,
+            false => Selected::Counted,
+        };
+        match &self.target {
+            Target::Attribute(name) => match attribute(tag.attributes, name) {
+                Some(value) => node(&value, on_node),
+                None => Selected::Nothing,
+            },
+            // The element is the node, and its value is empty or not needed.
+            Target::Element if !needs_value || tag.empty => node(&[], on_node),
+            // An empty element has no text run.
+            Target::Text if tag.empty => Selected::Nothing,
+            Target::Element | Target::Text => {
+                let mut buffer = spare.pop().unwrap_or_default();
+                buffer.clear();
+                open.push((depth, buffer));
+                Selected::Reading
+            }
+        }
+    }
+
     /// A selected element closed: its value, or its last text run, is a node.
     fn close_value(
         &self,
-        open: &mut Vec<(usize, Vec<u8>)>,
+        open: &mut Vec<Value>,
         spare: &mut Vec<Vec<u8>>,
         on_node: &mut dyn FnMut(&[u8]) -> bool,
         count: &mut u64,
@@ -410,7 +469,7 @@ impl PathCheck {
     /// `text()`: a tag or comment inside a selected element ends its current text run.
     fn end_runs(
         &self,
-        open: &mut [(usize, Vec<u8>)],
+        open: &mut [Value],
         depth: usize,
         on_node: &mut dyn FnMut(&[u8]) -> bool,
         count: &mut u64,
@@ -428,7 +487,7 @@ impl PathCheck {
 
 /// Text between tags, to every value being read that takes it: an element's value takes all
 /// of its descendants' text, `text()` only the element's own.
-fn text(raw: &[u8], open: &mut [(usize, Vec<u8>)], depth: usize, target: &Target) {
+fn text(raw: &[u8], open: &mut [Value], depth: usize, target: &Target) {
     for (element_depth, buffer) in open.iter_mut() {
         if *target != Target::Text || *element_depth + 1 == depth {
             unescape_into(raw, buffer);

@@ -339,6 +339,24 @@ pub const FLAGS: &[Flag] = &[
         guide: "a response whose body holds TEXT is a failure (`--reject-body 'Fault>'` catches SOAP faults)",
     },
     Flag {
+        spelling: Long("check-xpath"),
+        value: Some("EXPR"),
+        help: "An answer failing EXPR is a failure, counted by EXPR: a path\n(//a/b[2], /text(), @x), count(), = != < > to 'text' or 1",
+        guide: "an answer for which EXPR is false is a failure, counted under EXPR in the report, the JSON and `merge`; more than once, each its own check. EXPR is a subset of XPath 1.0: a path of steps from the document, each after `/` (a child) or `//` (a descendant), each a name or `*` with an optional position `[n]`, names matched by their local part (`soap:Body` and `Body` alike); ending in `/text()` (the element's own text) or `/@name` (an attribute); alone (something is selected), as `count(PATH)`, or compared with `=`, `!=`, `<`, `<=`, `>`, `>=` to `'text'` or a number, and `not(...)` of any of these; as XPath, a comparison holds when any selected node's value compares so. Each answer's body is kept (to 8 MiB; a longer answer fails) and read once it is whole, stopping as soon as the answer is decided. A bad EXPR is refused before the first request, naming the place in it (exit 2)",
+    },
+    Flag {
+        spelling: Long("check-regex"),
+        value: Some("RE"),
+        help: "An answer whose body does not match RE is a failure",
+        guide: "an answer whose body does not match the regular expression RE (Rust's `regex` syntax, unanchored; `(?s)` lets `.` match a newline) is a failure, counted under `regex RE`; more than once, each its own check; bodies kept as for `--check-xpath`",
+    },
+    Flag {
+        spelling: Long("soap-faults"),
+        value: None,
+        help: "An answer that is a SOAP 1.1 or 1.2 Fault is a failure,\ncounted by its faultcode or Code/Value",
+        guide: "an answer that is a SOAP Fault is a failure, counted by its code: SOAP 1.1's `faultcode` or 1.2's `Code/Value`, as the server wrote it (`Faults: soap:Client 12, soap:Server 3`), whatever the status; at most 32 codes are told apart, the rest counted as `(other codes)`",
+    },
+    Flag {
         spelling: Long("http1.0"),
         value: None,
         help: "Send exactly ab's HTTP/1.0 request (default: HTTP/1.1)",

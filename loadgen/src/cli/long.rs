@@ -21,6 +21,7 @@ impl Draft {
                 "http1.0" => self.request.http10 = true,
                 "http2" => self.request.http2 = true,
                 "template" => self.template = true,
+                "soap-faults" => self.checks.soap_faults = true,
                 "verify" => {
                     self.tls_option.get_or_insert_with(|| "--verify".to_owned());
                     if self.target.tls.verify == Verify::Off {
@@ -109,6 +110,8 @@ impl Draft {
             }
             "expect-body" => self.checks.expect_body = Some(value.to_owned()),
             "reject-body" => self.checks.reject_body = Some(value.to_owned()),
+            "check-xpath" => self.checks.check_xpath.push(value.to_owned()),
+            "check-regex" => self.checks.check_regex.push(value.to_owned()),
             "shard" => {
                 let shard = Shard::parse(value)
                     .ok_or_else(|| bad("expected I/N with 0 <= I < N, such as 0/3"))?;

@@ -66,6 +66,8 @@ pub(super) struct Connection {
     stream: Option<Transport>,
     phase: Phase,
     pub(super) parser: ResponseParser,
+    /// The checks' buffers, for judging its answers.
+    pub(super) judging: crate::check::Scratch,
     /// The stream has carried a response before this request.
     reused: bool,
     /// Whether this request counts (it started after the warm-up), and its kind.
@@ -98,6 +100,7 @@ impl Connection {
             stream: None,
             phase: Phase::Idle,
             parser: ResponseParser::new(),
+            judging: crate::check::Scratch::default(),
             reused: false,
             counted: false,
             kind: 0,

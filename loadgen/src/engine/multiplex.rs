@@ -51,6 +51,8 @@ struct Loop {
     index: usize,
     schedule: RefCell<Schedule>,
     stats: RefCell<ThreadStats>,
+    /// The checks' buffers, for judging answers.
+    scratch: RefCell<crate::check::Scratch>,
     completed: Cell<u64>,
     failed: Cell<u64>,
     /// `--rate`: idle slots, by their connection's inbox, each with the instant it became
@@ -88,6 +90,7 @@ pub(super) fn run(
         index,
         schedule: RefCell::new(schedule),
         stats: RefCell::new(ThreadStats::new(sample_cap).with_kinds(n_kinds)),
+        scratch: RefCell::default(),
         completed: Cell::new(0),
         failed: Cell::new(0),
         idle: RefCell::new(VecDeque::new()),

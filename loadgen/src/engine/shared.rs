@@ -13,6 +13,7 @@ use rustls::ClientConfig;
 use rustls::pki_types::ServerName;
 use tls::client::Negotiated;
 
+use crate::check::{AnswerChecks, Scratch, Verdict};
 use crate::http::BodyChecks;
 use crate::live::Live;
 use crate::mix::Picker;
@@ -70,6 +71,8 @@ pub struct Kind {
     pub(crate) http2: Option<crate::http2::Request>,
     /// What a right answer to it is: the run's checks, or the part's.
     pub(crate) body_checks: BodyChecks,
+    /// Its checks among [`Plan::answer_checks`], a bit each.
+    pub(crate) checks: u64,
     pub(crate) expect_status: Option<u16>,
 }
 
@@ -107,6 +110,8 @@ pub struct Plan {
     /// What a right answer is, and how long to wait for one (each kind's body and status
     /// checks are in [`Kind`]).
     pub(crate) checks: Checks,
+    /// `--check-xpath`, `--check-regex`, `--soap-faults`: every kind's, each kind with its bits.
+    pub answer_checks: AnswerChecks,
     pub(crate) verbosity: u32,
     /// Where the `-v` lines go.
     pub(crate) log: Log,
@@ -116,6 +121,22 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// What the checks make of the answer to a request of `kind` that `parser` has read
+    /// whole; nothing to judge (and nothing allocated) for a kind without checks.
+    pub(crate) fn judge(
+        &self,
+        kind: usize,
+        parser: &crate::http::ResponseParser,
+        scratch: &mut Scratch,
+    ) -> Verdict {
+        let kind = &self.kinds[kind];
+        if !kind.body_checks.keeps() {
+            return Verdict::default();
+        }
+        let whole = !parser.response().body_cut;
+        (self.answer_checks).judge(kind.checks, parser.kept_body(), whole, scratch)
+    }
+
     /// The kind of request `ordinal` of the run.
     pub(crate) fn kind_of(&self, ordinal: u64) -> usize {
         self.picker

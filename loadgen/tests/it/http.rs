@@ -80,6 +80,7 @@ fn ok(
         keep_alive,
         expected_found: true,
         rejected_found: false,
+        body_cut: false,
     }))
 }
 
@@ -222,6 +223,7 @@ fn body_checks_see_across_splits_and_chunks() {
             keep_alive: true,
             expected_found,
             rejected_found,
+            body_cut: false,
         }))
     };
     check(

@@ -46,6 +46,7 @@ fn results_of(samples: &[(Sample, u16, u64)]) -> Results {
             keep_alive: true,
             expected_found: true,
             rejected_found: false,
+            body_cut: false,
         };
         stats.count_complete(Completion {
             response: &response,
@@ -57,6 +58,7 @@ fn results_of(samples: &[(Sample, u16, u64)]) -> Results {
             corrected_us: None,
             at_us,
             kind: 0,
+            verdict: &Default::default(),
         });
     }
     Results::merge(vec![stats])

@@ -12,6 +12,7 @@ const OK: Response = Response {
     keep_alive: true,
     expected_found: true,
     rejected_found: false,
+    body_cut: false,
 };
 
 /// A name, a response, the Document Length (`None` under `-l`), `--expect-status`, whether it
@@ -50,6 +51,7 @@ fn check(
         corrected_us: None,
         at_us: 2_500_000,
         kind: 0,
+        verdict: &Default::default(),
     });
     assert_eq!(verdict, failed, "{name}: failed");
     assert_eq!(stats.counters, expected, "{name}: counters");
@@ -91,6 +93,7 @@ fn complete_responses_count_as_ab_counts_them() {
     };
     let rejected = Response {
         rejected_found: true,
+        body_cut: false,
         ..OK
     };
     let cases: [Case; 9] = [

@@ -434,6 +434,11 @@ impl Loop {
                     .map(|_| (now - flight.job.intended.min(start)).as_micros() as u64),
                 at_us: now.saturating_duration_since(measure_start).as_micros() as u64,
                 kind: flight.job.kind,
+                verdict: &plan.judge(
+                    flight.job.kind,
+                    &flight.parser,
+                    &mut self.scratch.borrow_mut(),
+                ),
             };
             let total_us = completion.sample.total_us;
             let mut stats = self.stats.borrow_mut();
