@@ -5,7 +5,8 @@
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
 #   SECONDS  per target, default 60
 #   TARGET   respond, lexers_agree, round_trip, http_response, loadgen_cli,
-#            encodings_respond, h2_client, wsdl_reader, mix_file, template (default: all)
+#            encodings_respond, h2_client, wsdl_reader, mix_file, template, answer_check
+#            (default: all)
 #   JOBS     (environment) targets run side by side, default 1; CPU (environment) pins them,
 #            e.g. CPU=1
 #
@@ -21,7 +22,7 @@ root=$(cd "$here/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client wsdl_reader mix_file template)
+[ "${#targets[@]}" -gt 0 ] || targets=(respond lexers_agree round_trip http_response loadgen_cli encodings_respond h2_client wsdl_reader mix_file template answer_check)
 jobs=${JOBS:-1}
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -79,6 +80,13 @@ done
 mkdir -p corpus/template
 printf '<a>{{id}}</a><n>{{ name }}</n>{{seq}}{{random -3 3}}{{uuid}}{{now +5m}}{{pick a|b}}{{{{x{{wsse-username-token @id pw}}\0id,name\nC1,"a, ""b"""\r\nC2,x\n' >corpus/template/csv
 printf '{{a}}|{{b}}|{{wsse-username-token u @b text}}\0{"a": "x", "b": 2}\n\n{"b": null, "a": "y"}\n' >corpus/template/jsonl
+mkdir -p corpus/answer_check
+printf "count(/Envelope/Body/EchoStructResponse/EchoStructResult/l) = 20\0" >corpus/answer_check/count
+printf "//l[2]/s/text() = 'wstest 2'\0<soap:Envelope xmlns:soap=\"urn:s\"><soap:Body><R><l><i>1</i><s>a &amp; b</s></l><l><i>2</i><s><![CDATA[wstest 2]]></s></l><!-- c --></R></soap:Body></soap:Envelope>" >corpus/answer_check/echo
+printf "not(//@id != 3)\0<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x \"y\">]><a id='3'><b id=\"3\" xmlns:p=\"u\"/>text<p:c/></a>" >corpus/answer_check/attributes
+for file in "$root"/post_files/*.xml; do
+    { printf '//*[3]/text() > 2\0'; cat "$file"; } >"corpus/answer_check/$(basename "$file")"
+done
 printf '# weight name method path body [options]\n70 EchoStruct-20 POST /WSTest s.xml -T text/xml -H '"'"'SOAPAction: "a"'"'"' --expect-body R\n30 void GET - - --expect-status 200 --reject-body Fault\n' >corpus/mix_file/two
 
 run_target() {

@@ -54,10 +54,17 @@ pub(crate) struct Args {
     /// a 10,000-row CSV (`--data`), the rows in turn; only loadgen's two runs and the floor.
     #[arg(long, conflicts_with_all = ["tls", "new_connections", "http2"])]
     template: bool,
+    /// Also loadgen judging each answer with `--check-xpath` ([`XPATH_CHECK`], which reads
+    /// the whole answer); only loadgen's runs and the floor.
+    #[arg(long, conflicts_with_all = ["tls", "new_connections", "http2"])]
+    xpath: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
 }
+
+/// `--xpath`'s check: a count over the whole answer, so the walk reads every tag of it.
+const XPATH_CHECK: &str = "count(/Envelope/Body/EchoStructResponse/EchoStructResult/l) = 20";
 
 /// One round of one tool.
 #[derive(Debug, Clone, Copy)]
@@ -133,7 +140,17 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 command[at + 1] = body.display().to_string();
                 command.splice(at..at, ["--data".to_owned(), data.display().to_string()]);
             }
+            if *name == "xpath" {
+                let at = command.iter().position(|word| word == "-p").context("-p")?;
+                command.splice(at..at, ["--check-xpath".to_owned(), XPATH_CHECK.to_owned()]);
+            }
             let measured = run_pinned(&client_cpu, program, &command)?;
+            if *name == "xpath" && field(&measured.stdout(), "Failed requests:") != Some(0.0) {
+                bail!(
+                    "the xpath run's check failed on some answers:\n{}",
+                    measured.stdout()
+                );
+            }
             let (done, rps) = figures(name, &measured)?;
             if *name == "loadgen" {
                 loadgen_seconds = field(&measured.stdout(), "Time taken for tests:").unwrap_or(5.0);
@@ -169,6 +186,9 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
     if args.template {
         tools.push(("template", release.join("loadgen")));
     }
+    if args.xpath {
+        tools.push(("xpath", release.join("loadgen")));
+    }
     if let Some(before) = &args.before {
         tools.push(("before", before.clone()));
     }
@@ -178,7 +198,7 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
         }
         return tools;
     }
-    if !args.loadgen_only && !args.template {
+    if !args.loadgen_only && !args.template && !args.xpath {
         tools.push(("ab", PathBuf::from("ab")));
         if !args.new_connections {
             tools.push(("wrk", PathBuf::from("wrk")));
@@ -207,7 +227,7 @@ fn command_of(
     let n = args.requests.to_string();
     let keep_alive = || (!args.new_connections).then(|| "-k".to_owned());
     let mut command: Vec<String> = match tool {
-        "loadgen" | "before" | "template" => ["--threads", "1", "-q", "-c", "30", "-n"]
+        "loadgen" | "before" | "template" | "xpath" => ["--threads", "1", "-q", "-c", "30", "-n"]
             .map(String::from)
             .into_iter()
             .chain([n])
@@ -472,10 +492,11 @@ fn table(
         } else {
             ""
         },
-        match (args.loadgen_only, args.template) {
-            (true, _) => " --loadgen-only",
-            (false, true) => " --template",
-            (false, false) => "",
+        match (args.loadgen_only, args.template, args.xpath) {
+            (true, ..) => " --loadgen-only",
+            (false, true, _) => " --template",
+            (false, false, true) => " --xpath",
+            (false, false, false) => "",
         },
         if args.new_connections { "no -k" } else { "-k" },
     );
@@ -497,6 +518,12 @@ fn table(
         out.push_str(&format!(
             "\ntemplate's CPU a request ÷ the fixed body's (loadgen's): {}\n",
             show(ratio("template", "loadgen"))
+        ));
+    }
+    if rounds.contains_key("xpath") {
+        out.push_str(&format!(
+            "\nxpath's CPU a request ÷ the unchecked run's (loadgen's): {} (`--check-xpath '{XPATH_CHECK}'`)\n",
+            show(ratio("xpath", "loadgen"))
         ));
     }
     for other in ["before", "wrk"] {

@@ -14,10 +14,12 @@
 //! The evaluator walks the answer's tags with `memchr`, keeping for each open element the
 //! steps matched on the way to it (two bit sets), and stops as soon as the answer is decided:
 //! a presence or comparison check ends at its first node that holds. An answer that is not
-//! well-formed where the walk reads it (an unclosed tag, an end tag that does not match)
-//! fails the check.
+//! well-formed where the walk reads it (an unclosed tag, an end tag that does not match), or
+//! nested past [`MAX_DEPTH`] elements, fails the check.
 
 use memchr::{memchr, memmem};
+
+use super::xml::{find, skip_element};
 
 use super::xml::{attribute, local_name, skip_markup, tag_end, trim_end, unescape_into};
 
@@ -25,6 +27,11 @@ mod parse;
 
 /// At most this many steps in a path (the bit sets are `u32`).
 const MAX_STEPS: usize = 24;
+/// An answer nested deeper than this, or with more selected elements than
+/// [`MAX_OPEN_VALUES`] open inside one another, fails the check: the walk's memory stays a few
+/// kilobytes, and its time at most that many passes over the answer, whatever a server sends.
+const MAX_DEPTH: usize = 1024;
+const MAX_OPEN_VALUES: usize = 8;
 
 /// Why a `--check-xpath` expression was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -159,6 +166,8 @@ enum Selected {
     Reading,
     /// No node (an absent attribute, an empty element's text).
     Nothing,
+    /// Past [`MAX_OPEN_VALUES`].
+    TooMany,
 }
 
 /// What one walk found, before the test turns it into a verdict.
@@ -168,6 +177,7 @@ enum Walk {
     Done {
         count: u64,
     },
+    /// Not well-formed where the walk read it, or past [`MAX_DEPTH`] or [`MAX_OPEN_VALUES`].
     Malformed,
 }
 
@@ -258,35 +268,35 @@ impl PathCheck {
         let last = self.steps.len();
         let mut at = 0;
         while at < body.len() {
-            let Some(lt) = memchr(b'<', &body[at..]).map(|i| at + i) else {
-                if !open.is_empty() {
-                    text(&body[at..], open, frames.len(), &self.target);
-                }
-                break;
-            };
+            let lt = find(&body[at..], b'<').map_or(body.len(), |i| at + i);
             if lt > at && !open.is_empty() {
                 text(&body[at..lt], open, frames.len(), &self.target);
+            }
+            if lt == body.len() {
+                break;
             }
             let rest = &body[lt + 1..];
             match rest.first() {
                 None => return Walk::Malformed,
                 Some(b'/') => {
-                    let Some(gt) = memchr(b'>', rest) else {
+                    let Some(gt) = find(rest, b'>') else {
                         return Walk::Malformed;
                     };
                     let name = trim_end(&rest[1..gt]);
-                    let Some(frame) = frames.pop() else {
-                        return Walk::Malformed;
-                    };
-                    if &body[frame.name.0 as usize..frame.name.1 as usize] != name {
-                        return Walk::Malformed;
-                    }
-                    counters.truncate(counters.len() - self.counters);
-                    // Text runs end at any tag; an element's value ends at its end tag.
-                    if frame.reading
-                        && let Some(found) = self.close_value(open, spare, on_node, &mut count)
-                    {
-                        return found;
+                    match frames.pop() {
+                        Some(frame)
+                            if &body[frame.name.0 as usize..frame.name.1 as usize] == name =>
+                        {
+                            counters.truncate(counters.len() - self.counters);
+                            // An element's value, or its last text run, ends at its end tag.
+                            if frame.reading
+                                && let Some(found) =
+                                    self.close_value(open, spare, on_node, &mut count)
+                            {
+                                return found;
+                            }
+                        }
+                        _ => return Walk::Malformed,
                     }
                     parent = frames.last().copied().unwrap_or(Frame::DOCUMENT);
                     at = lt + 2 + gt;
@@ -299,18 +309,11 @@ impl PathCheck {
                     }
                 }
                 _ => {
-                    let name_len = rest
-                        .iter()
-                        .position(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>'))
-                        .unwrap_or(rest.len());
-                    let Some(gt) = tag_end(rest, name_len) else {
+                    let Some((name_len, gt)) = start_tag(rest) else {
                         return Walk::Malformed;
                     };
-                    let empty = gt > 0 && rest[gt - 1] == b'/';
+                    let empty = rest[gt - 1] == b'/';
                     let qname = &rest[..name_len];
-                    if qname.is_empty() {
-                        return Walk::Malformed;
-                    }
                     let local = local_name(qname);
                     if self.target == Target::Text
                         && let Some(found) = self.end_runs(open, frames.len(), on_node, &mut count)
@@ -322,16 +325,14 @@ impl PathCheck {
                         self.steps_matched(parent, local, &mut counters[base..]);
                     let mut reading = false;
                     if context & (1 << last) != 0 {
-                        let tag = Tag {
-                            attributes: &rest[name_len..gt],
-                            empty,
-                        };
-                        let depth = frames.len();
+                        let (attributes, depth) = (&rest[name_len..gt], frames.len());
+                        let tag = Tag { attributes, empty };
                         match self.select(tag, needs_value, (open, spare, depth), on_node) {
                             Selected::Found => return Walk::Found,
                             Selected::Counted => count += 1,
                             Selected::Reading => reading = true,
                             Selected::Nothing => {}
+                            Selected::TooMany => return Walk::Malformed,
                         }
                     }
                     let frame = Frame {
@@ -341,11 +342,22 @@ impl PathCheck {
                         reading,
                     };
                     at = lt + 2 + gt;
-                    if !empty {
-                        frames.push(frame);
-                        counters.resize(counters.len() + self.counters, 0);
-                        parent = frame;
+                    if empty {
+                        continue;
                     }
+                    if frames.len() == MAX_DEPTH {
+                        return Walk::Malformed;
+                    }
+                    if self.skippable(frame, open.is_empty()) {
+                        match skip_element(body, at, qname, MAX_DEPTH - frames.len() - 1) {
+                            Some(end) => at = end,
+                            None => return Walk::Malformed,
+                        }
+                        continue;
+                    }
+                    frames.push(frame);
+                    counters.resize(counters.len() + self.counters, 0);
+                    parent = frame;
                 }
             }
         }
@@ -439,6 +451,7 @@ impl PathCheck {
             Target::Element if !needs_value || tag.empty => node(&[], on_node),
             // An empty element has no text run.
             Target::Text if tag.empty => Selected::Nothing,
+            Target::Element | Target::Text if open.len() == MAX_OPEN_VALUES => Selected::TooMany,
             Target::Element | Target::Text => {
                 let mut buffer = spare.pop().unwrap_or_default();
                 buffer.clear();
@@ -446,6 +459,16 @@ impl PathCheck {
                 Selected::Reading
             }
         }
+    }
+
+    /// Whether nothing below an element can matter, so that only its nesting need be
+    /// followed: no step goes on from it, and no value being read takes its text.
+    fn skippable(&self, frame: Frame, no_values_open: bool) -> bool {
+        let last = self.steps.len();
+        frame.context & !(1 << last) == 0
+            && frame.descendant == 0
+            && !frame.reading
+            && (no_values_open || self.target == Target::Text)
     }
 
     /// A selected element closed: its value, or its last text run, is a node.
@@ -483,6 +506,18 @@ impl PathCheck {
         buffer.clear();
         found.then_some(Walk::Found)
     }
+}
+
+/// A start tag's name length and the index of its `>`, in `rest` (after the `<`).
+fn start_tag(rest: &[u8]) -> Option<(usize, usize)> {
+    let name_len = rest
+        .iter()
+        .position(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>'))
+        .unwrap_or(rest.len());
+    if name_len == 0 {
+        return None;
+    }
+    Some((name_len, tag_end(rest, name_len)?))
 }
 
 /// Text between tags, to every value being read that takes it: an element's value takes all

@@ -245,3 +245,35 @@ fn expressions_outside_the_subset_are_refused_at_their_place() {
         );
     }
 }
+
+#[test]
+fn answers_past_the_walks_limits_fail_and_cost_little() {
+    let mut scratch = Scratch::default();
+    let deep = format!("{}{}", "<a>".repeat(1025), "</a>".repeat(1025));
+    let within = format!("{}{}", "<a>".repeat(1024), "</a>".repeat(1024));
+    let nested = |n: usize| format!("{}x{}", "<v>".repeat(n), "</v>".repeat(n));
+    for (body, expression, holds) in [
+        (deep.as_str(), "count(//a) > 0", false),
+        (within.as_str(), "count(//a) = 1024", true),
+        // The same limit where the walk follows only the nesting.
+        (deep.as_str(), "count(/a) = 1", false),
+        (within.as_str(), "count(/a) = 1", true),
+        (
+            within.as_str(),
+            "/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a",
+            true,
+        ),
+        // Each selected element's value is read to its end: eight at once at most.
+        (&nested(8), "//v = 'x'", true),
+        (&nested(9), "//v = 'x'", false),
+        (&nested(9), "count(//v) = 9", true),
+    ] {
+        let check = PathCheck::parse(expression).expect(expression);
+        assert_eq!(
+            check.holds(body.as_bytes(), &mut scratch),
+            holds,
+            "{expression} on {} bytes",
+            body.len()
+        );
+    }
+}
