@@ -19,6 +19,9 @@ static HEAD_END: LazyLock<memmem::Finder<'static>> =
 /// than 1 KiB).
 pub const MAX_HEAD: usize = 64 * 1024;
 
+/// A kept body's buffer larger than this is let go before the next response.
+const MAX_KEPT_BETWEEN: usize = 1 << 20;
+
 /// Why a response could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
@@ -182,6 +185,10 @@ impl ResponseParser {
         self.state = State::Head;
         self.head.clear();
         self.carry.clear();
+        // A body kept for the checks is not held at its largest between answers.
+        if self.kept.capacity() > MAX_KEPT_BETWEEN {
+            self.kept = Vec::new();
+        }
         self.kept.clear();
         self.response = Response::default();
         self.head_request = head_request;

@@ -21,6 +21,8 @@
 //! - [`template`]: `--template` and `--data FILE`: placeholders in the path, header values
 //!   and body, filled for each request from a data file's row or a function, rendered into
 //!   the connection's buffer.
+//! - [`check`]: `--check-xpath` (a subset of XPath 1.0 walked over an answer's bytes),
+//!   `--check-regex`, `--soap-faults`: each whole answer judged, failures counted by name.
 //! - [`exchange`]: one request and its whole answer on a blocking socket (TLS for https).
 //! - [`http`]: a sans-IO response parser (Content-Length, chunked, close-delimited).
 //! - [`http2`]: a sans-IO HTTP/2 client for one request sent again and again: frames, flow

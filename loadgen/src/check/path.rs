@@ -32,6 +32,8 @@ const MAX_STEPS: usize = 24;
 /// kilobytes, and its time at most that many passes over the answer, whatever a server sends.
 const MAX_DEPTH: usize = 1024;
 const MAX_OPEN_VALUES: usize = 8;
+/// A value's buffer larger than this is dropped rather than kept for the next answer.
+const MAX_KEPT_VALUE: usize = 64 << 10;
 
 /// Why a `--check-xpath` expression was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -135,6 +137,19 @@ struct Frame {
     /// Whether it is a selected element whose value (or text runs) is being read: it has an
     /// entry in [`Scratch::open`].
     reading: bool,
+}
+
+impl Scratch {
+    /// Ready for a new walk. A long value's buffer is not kept for the next answer: a
+    /// connection's scratch stays small between answers, whatever one of them held.
+    fn reset(&mut self) {
+        self.frames.clear();
+        self.counters.clear();
+        self.spare
+            .extend(self.open.drain(..).map(|(_, buffer)| buffer));
+        self.spare
+            .retain(|buffer| buffer.capacity() <= MAX_KEPT_VALUE);
+    }
 }
 
 impl Frame {
@@ -253,15 +268,13 @@ impl PathCheck {
         needs_value: bool,
         on_node: &mut dyn FnMut(&[u8]) -> bool,
     ) -> Walk {
+        scratch.reset();
         let Scratch {
             frames,
             counters,
             open,
             spare,
         } = scratch;
-        frames.clear();
-        counters.clear();
-        spare.extend(open.drain(..).map(|(_, buffer)| buffer));
         let mut count = 0u64;
         let mut parent = Frame::DOCUMENT;
         counters.resize(self.counters, 0);
