@@ -176,7 +176,10 @@ fn kinds_of(
     data: Option<&Data>,
     answer_checks: &mut AnswerChecks,
 ) -> anyhow::Result<Vec<Kind>> {
-    let run_checks = (1u64 << answer_checks.checks.len()).wrapping_sub(1);
+    // The command line's checks, the first of the run's (all 64 of them at most).
+    let run_checks = u64::MAX
+        .checked_shr(64 - answer_checks.checks.len() as u32)
+        .unwrap_or(0);
     match &request.mix {
         Some(mix) => mix
             .parts

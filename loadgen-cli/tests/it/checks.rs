@@ -262,3 +262,29 @@ fn unusable_checks_are_refused_before_any_request() {
     }
     assert_eq!(server.recorded.lock().unwrap().len(), 0);
 }
+
+#[test]
+fn sixty_four_checks_judge_every_answer_and_a_sixty_fifth_is_refused() {
+    let server = TestServer::start(Behaviour::Record);
+    let regexes = |n: usize| -> Vec<String> {
+        (0..n)
+            .flat_map(|i| ["--check-regex".to_owned(), format!("l{{0,{i}}}")])
+            .collect()
+    };
+    let mut args = regexes(64);
+    args.extend(["-n".into(), "2".into(), server.url()]);
+    let output = loadgen(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let judged = stdout
+        .lines()
+        .filter(|line| {
+            line.starts_with("  regex l{0,") && line.ends_with(": 0 of 2 answers (0.0%)")
+        })
+        .count();
+    assert_eq!(judged, 64, "{stdout}");
+    let mut args = regexes(65);
+    args.push(server.url());
+    let output = loadgen(&args);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("more than 64 checks"));
+}
