@@ -19,9 +19,9 @@
 
 use memchr::{memchr, memmem};
 
-use super::xml::{find, skip_element};
+use super::xml::{find, skip_element, start_tag};
 
-use super::xml::{attribute, local_name, skip_markup, tag_end, trim_end, unescape_into};
+use super::xml::{attribute, local_name, skip_markup, trim_end, unescape_into};
 
 mod parse;
 
@@ -519,18 +519,6 @@ impl PathCheck {
         buffer.clear();
         found.then_some(Walk::Found)
     }
-}
-
-/// A start tag's name length and the index of its `>`, in `rest` (after the `<`).
-fn start_tag(rest: &[u8]) -> Option<(usize, usize)> {
-    let name_len = rest
-        .iter()
-        .position(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>'))
-        .unwrap_or(rest.len());
-    if name_len == 0 {
-        return None;
-    }
-    Some((name_len, tag_end(rest, name_len)?))
 }
 
 /// Text between tags, to every value being read that takes it: an element's value takes all

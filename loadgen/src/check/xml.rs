@@ -40,6 +40,18 @@ pub(crate) fn tag_end(rest: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// A start tag's name length and the index of its `>`, in `rest` (after the `<`).
+pub(crate) fn start_tag(rest: &[u8]) -> Option<(usize, usize)> {
+    let name_len = rest
+        .iter()
+        .position(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>'))
+        .unwrap_or(rest.len());
+    if name_len == 0 {
+        return None;
+    }
+    Some((name_len, tag_end(rest, name_len)?))
+}
+
 /// Past the rest of an element whose start tag ended just before `from`, following only the
 /// nesting (`budget` levels at most): the index after its end tag, which must close `name`.
 pub(crate) fn skip_element(body: &[u8], from: usize, name: &[u8], budget: usize) -> Option<usize> {
@@ -58,7 +70,9 @@ pub(crate) fn skip_element(body: &[u8], from: usize, name: &[u8], budget: usize)
             }
             b'!' | b'?' => at = skip_markup(body, lt)?,
             _ => {
-                let gt = lt + 1 + tag_end(&body[lt + 1..], 0)?;
+                // Read as the walk reads a start tag, so that both end it at the same `>`.
+                let (_, gt) = start_tag(&body[lt + 1..])?;
+                let gt = lt + 1 + gt;
                 if body[gt - 1] != b'/' {
                     depth += 1;
                     if depth > budget {

@@ -183,6 +183,23 @@ fn the_subset_agrees_with_libxml2() {
 }
 
 #[test]
+fn a_subtree_passed_over_ends_where_the_walk_would_end_it() {
+    // Found by the answer_check fuzz target: a quote inside a tag's name. Passing over `<r>`
+    // (nothing below it can match `/array`) once ended `<Es=u"/>` at another `>` than the
+    // walk does, so that `not(/array != 3)` and its negation were both false.
+    let mut scratch = Scratch::default();
+    let body = b"<r><Es=u\"/>text<a id='3'>x</a></r>";
+    for (expression, holds) in [
+        ("not(/array != 3)", true),
+        ("not(not(/array != 3))", false),
+        ("count(//*) = 3", true),
+    ] {
+        let check = PathCheck::parse(expression).expect(expression);
+        assert_eq!(check.holds(body, &mut scratch), holds, "{expression}");
+    }
+}
+
+#[test]
 fn answers_that_are_not_well_formed_fail_every_check() {
     let mut scratch = Scratch::default();
     for (body, expression) in [
