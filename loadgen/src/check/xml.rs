@@ -158,6 +158,8 @@ pub(crate) fn unescape_into(raw: &[u8], out: &mut Vec<u8>) {
     while let Some(amp) = memchr(b'&', &raw[at..]).map(|i| at + i) {
         out.extend_from_slice(&raw[at..amp]);
         let Some(semi) = memchr(b';', &raw[amp..]).map(|i| amp + i) else {
+            // A bare `&` with no `;` after it: the rest as written.
+            at = amp;
             break;
         };
         let entity = &raw[amp + 1..semi];
