@@ -96,14 +96,7 @@ impl AnswerChecks {
                 Ok((text.clone(), Matcher::Path(Box::new(path))))
             })
             .chain(regexes.iter().map(|text| -> Result<_, CheckError> {
-                let regex = regex::bytes::RegexBuilder::new(text)
-                    .size_limit(1 << 20)
-                    .build()
-                    .map_err(|error| CheckError::Regex {
-                        text: text.clone(),
-                        error: error.to_string(),
-                    })?;
-                Ok((format!("regex {text}"), Matcher::Regex(regex)))
+                Ok((format!("regex {text}"), Matcher::Regex(regex(text)?)))
             }));
         for made in made {
             let (name, matcher): (String, Matcher) = made?;
@@ -162,6 +155,17 @@ impl AnswerChecks {
             fault,
         }
     }
+}
+
+/// A `--check-regex`, compiled to at most 1 MiB.
+pub fn regex(text: &str) -> Result<regex::bytes::Regex, CheckError> {
+    regex::bytes::RegexBuilder::new(text)
+        .size_limit(1 << 20)
+        .build()
+        .map_err(|error| CheckError::Regex {
+            text: text.to_owned(),
+            error: error.to_string(),
+        })
 }
 
 /// A fault code as the report shows it: trimmed, cut to [`MAX_FAULT_CODE`] characters, with

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use memchr::memmem;
 
 mod head;
-use head::{header_value, parse_decimal, parse_status_line, trim};
+use head::{header_value, parse_decimal, parse_status_line};
 
 /// The end of a head; built once, as building a searcher costs more than most searches.
 static HEAD_END: LazyLock<memmem::Finder<'static>> =
@@ -380,10 +380,10 @@ impl ResponseParser {
                 chunked = value
                     .rsplit(|&byte| byte == b',')
                     .next()
-                    .is_some_and(|last| trim(last).eq_ignore_ascii_case(b"chunked"));
+                    .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
             } else if let Some(value) = header_value(line, b"connection") {
                 for token in value.split(|&byte| byte == b',') {
-                    let token = trim(token);
+                    let token = token.trim_ascii();
                     close |= token.eq_ignore_ascii_case(b"close");
                     keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
                 }

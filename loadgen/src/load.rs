@@ -431,12 +431,8 @@ fn first_response(plan: &Plan, shared: &Shared, results: &mut Results) {
         kind.weight = plan.kinds[index].weight;
         kind.document_length = length(index);
     }
-    let names = plan
-        .answer_checks
-        .checks
-        .iter()
-        .map(|check| check.name.clone());
-    results.checks.name(names.collect::<Vec<_>>().into_iter());
+    let names = plan.answer_checks.checks.iter();
+    results.checks.name(names.map(|check| check.name.clone()));
 }
 
 fn resolve(target: &Target) -> anyhow::Result<SocketAddr> {

@@ -303,8 +303,7 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
                 part.check_xpath.push(value.clone());
             }
             "--check-regex" => {
-                crate::check::AnswerChecks::new(&[], std::slice::from_ref(value), false)
-                    .map_err(|error| error.to_string())?;
+                crate::check::regex(value).map_err(|error| error.to_string())?;
                 part.check_regex.push(value.clone());
             }
             other => {

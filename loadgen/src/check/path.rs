@@ -21,7 +21,7 @@ use memchr::{memchr, memmem};
 
 use super::xml::{find, skip_element, start_tag};
 
-use super::xml::{attribute, local_name, skip_markup, trim_end, unescape_into};
+use super::xml::{attribute, local_name, skip_markup, unescape_into};
 
 mod parse;
 
@@ -295,7 +295,7 @@ impl PathCheck {
                     let Some(gt) = find(rest, b'>') else {
                         return Walk::Malformed;
                     };
-                    let name = trim_end(&rest[1..gt]);
+                    let name = rest[1..gt].trim_ascii_end();
                     match frames.pop() {
                         Some(frame)
                             if &body[frame.name.0 as usize..frame.name.1 as usize] == name =>

@@ -63,7 +63,7 @@ pub(crate) fn skip_element(body: &[u8], from: usize, name: &[u8], budget: usize)
             b'/' => {
                 let gt = lt + find(&body[lt..], b'>')?;
                 if depth == 0 {
-                    return (trim_end(&body[lt + 2..gt]) == name).then_some(gt + 1);
+                    return (body[lt + 2..gt].trim_ascii_end() == name).then_some(gt + 1);
                 }
                 depth -= 1;
                 at = gt + 1;
@@ -114,14 +114,6 @@ pub(crate) fn local_name(qname: &[u8]) -> &[u8] {
     memchr(b':', qname).map_or(qname, |colon| &qname[colon + 1..])
 }
 
-pub(crate) fn trim_end(name: &[u8]) -> &[u8] {
-    let end = name
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |i| i + 1);
-    &name[..end]
-}
-
 /// The value of attribute `name` (by local name; namespace declarations are not attributes)
 /// among a start tag's attributes.
 pub(crate) fn attribute(mut attributes: &[u8], name: &[u8]) -> Option<Vec<u8>> {
@@ -131,7 +123,7 @@ pub(crate) fn attribute(mut attributes: &[u8], name: &[u8]) -> Option<Vec<u8>> {
             .position(|b| !b.is_ascii_whitespace() && *b != b'/')?;
         attributes = &attributes[start..];
         let eq = memchr(b'=', attributes)?;
-        let qname = trim_end(&attributes[..eq]);
+        let qname = attributes[..eq].trim_ascii_end();
         let after = &attributes[eq + 1..];
         let quote_at = after.iter().position(|b| !b.is_ascii_whitespace())?;
         let quote = after[quote_at];

@@ -28,19 +28,7 @@ pub(super) fn parse_status_line(line: &[u8]) -> Result<(bool, u16), ParseError> 
 /// (lowercase), in any case.
 pub(super) fn header_value<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
     (line.get(name.len()) == Some(&b':') && line[..name.len()].eq_ignore_ascii_case(name))
-        .then(|| trim(&line[name.len() + 1..]))
-}
-
-pub(super) fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |end| end + 1);
-    &bytes[start..end]
+        .then(|| line[name.len() + 1..].trim_ascii())
 }
 
 pub(super) fn parse_decimal(bytes: &[u8]) -> Option<u64> {

@@ -49,8 +49,7 @@ impl CheckCounts {
             check.failed += verdict.failed >> index & 1;
         }
         counters.check_failures += u64::from(verdict.failed != 0);
-        let fault = verdict.fault.as_deref();
-        if let Some(code) = fault {
+        if let Some(code) = verdict.fault.as_deref() {
             counters.faults += 1;
             self.add_fault(code, 1);
         }

@@ -210,7 +210,10 @@ fn references_that_are_not_whole_are_kept_as_written() {
         ("<a b='p&q'/>", "//a/@b = 'p&q'"),
     ] {
         let check = PathCheck::parse(expression).expect(expression);
-        assert!(check.holds(body.as_bytes(), &mut scratch), "{expression} on {body}");
+        assert!(
+            check.holds(body.as_bytes(), &mut scratch),
+            "{expression} on {body}"
+        );
     }
 }
 
