@@ -19,7 +19,9 @@
 //! `EAGAIN`.
 
 mod connection;
+mod flows;
 mod multiplex;
+mod opening;
 mod shared;
 mod transport;
 
@@ -38,8 +40,9 @@ use self::connection::{Connection, Outcome, Readiness};
 pub use self::shared::{Abort, Kind, Log, Plan, Shared};
 pub(crate) use self::shared::{Http2Plan, TlsPlan};
 use self::shared::{os_message, thread_cpu};
+use crate::flow::Progress;
 use crate::schedule::{Claim, Schedule};
-use crate::stats::{Completion, Failure, LATE_AFTER_US, ThreadStats};
+use crate::stats::{Completion, Failure, FlowCounts, LATE_AFTER_US, StepFailure, ThreadStats};
 
 const READ_BUFFER: usize = 64 * 1024;
 /// Longest time the loop sleeps without looking at the stop flag.
@@ -68,6 +71,8 @@ pub(crate) struct Worker {
     shared: Arc<Shared>,
     poll: Poll,
     connections: Vec<Connection>,
+    /// A `[flow]`: where each connection is in it, by the connection's index.
+    flows: Vec<Progress>,
     buffer: Vec<u8>,
     stats: ThreadStats,
     /// Which request goes next, and when.
@@ -120,8 +125,20 @@ impl Worker {
             timer,
             timer_set_for: None,
             connections: (0..n_connections).map(|_| Connection::new(now)).collect(),
+            flows: match &plan.flow {
+                Some(flow) => (0..n_connections)
+                    .map(|_| Progress::new(flow, now))
+                    .collect(),
+                None => Vec::new(),
+            },
             buffer: vec![0; READ_BUFFER],
-            stats: ThreadStats::new(sample_cap).with_kinds(plan.mixed_kinds()),
+            stats: ThreadStats {
+                flows: plan
+                    .flow
+                    .as_ref()
+                    .map(|flow| FlowCounts::new(flow.steps.len())),
+                ..ThreadStats::new(sample_cap).with_kinds(plan.mixed_kinds())
+            },
             schedule,
             idle: Vec::new(),
             in_flight: 0,
@@ -224,106 +241,16 @@ impl Worker {
             }
         }
         self.publish_progress();
+        if let Some(flows) = &mut self.stats.flows {
+            let under_way = self.flows.iter().filter(|p| p.under_way() && p.counted());
+            flows.unfinished = under_way.count() as u64;
+        }
         self.stats.counters.bytes_sent = self.connections.iter().map(|c| c.bytes_sent).sum();
         let wall = now.elapsed().as_secs_f64();
         if wall > 0.0 {
             self.stats.busy = ((thread_cpu() - cpu_at_start).as_secs_f64() / wall).min(1.0);
         }
         self.stats
-    }
-
-    /// `--start-at`: opens every connection, then waits for `start`, so that the first requests
-    /// of all shards leave together rather than each after its own connect. This only saves
-    /// the connects: one that fails, or is not done by `start`, is dropped, and its first
-    /// request connects and counts as any other. A server that closes a connection while it
-    /// waits is noticed here.
-    fn connect_ahead(&mut self, start: Instant, events: &mut Events) {
-        for index in 0..self.connections.len() {
-            let outcome =
-                self.connections[index].connect(&self.plan, self.poll.registry(), Token(index));
-            self.settle_ahead(index, outcome);
-        }
-        // epoll counts whole milliseconds: the last two are slept to the microsecond.
-        let slack = Duration::from_millis(2);
-        loop {
-            let now = Instant::now();
-            if self.shared.stopped() || now + slack >= start {
-                break;
-            }
-            let wait = (start - now - slack).min(MAX_POLL_WAIT);
-            if self.poll.poll(events, Some(wait)).is_err() {
-                // EINTR, or worse: nothing but connects is lost, and the loop after will see.
-                continue;
-            }
-            for event in events.iter() {
-                let index = event.token().0;
-                if let Some(connection) = self.connections.get_mut(index) {
-                    let outcome =
-                        connection.on_ready(readiness(event), &self.plan, &mut self.buffer);
-                    self.settle_ahead(index, outcome);
-                }
-            }
-        }
-        std::thread::sleep(start.saturating_duration_since(Instant::now()));
-        for index in 0..self.connections.len() {
-            if self.connections[index].connecting() {
-                self.close(index);
-            }
-        }
-    }
-
-    /// What a connect ahead of the start came to: a connected stream waits for its first
-    /// request as a kept-alive one does; anything else is dropped.
-    fn settle_ahead(&mut self, index: usize, outcome: Outcome) {
-        match outcome {
-            Outcome::Pending => {}
-            Outcome::Connected => {
-                self.handshake_done(index);
-                self.connections[index].keep();
-            }
-            Outcome::HandshakeFailed(error) => self.handshake_failed(index, &error),
-            _ => self.close(index),
-        }
-    }
-
-    /// A TLS handshake finished on connection `index`: counted, and the first one's
-    /// agreement kept for the report.
-    fn handshake_done(&mut self, index: usize) {
-        let connection = &self.connections[index];
-        if !connection.is_tls() {
-            return;
-        }
-        let resumed = match connection.negotiated() {
-            Some((negotiated, resumed)) => {
-                if self.shared.negotiated.get().is_none() {
-                    let _ = self.shared.negotiated.set(negotiated);
-                }
-                resumed
-            }
-            None => false,
-        };
-        let counters = &mut self.stats.counters;
-        counters.tls_handshakes += 1;
-        counters.tls_resumed += u64::from(resumed);
-    }
-
-    /// A TLS handshake failed for good: the run ends, saying why, as no other connection
-    /// will fare better.
-    fn handshake_failed(&mut self, index: usize, error: &rustls::Error) {
-        let name = match &self.plan.tls {
-            Some(tls) => tls.server_name.to_str().into_owned(),
-            None => String::new(),
-        };
-        // Records that do not parse: most likely no TLS at all on the other side.
-        let hint = match error {
-            rustls::Error::InvalidMessage(_) => " (does the server speak TLS on this port?)",
-            _ => "",
-        };
-        self.shared.abort(
-            format!("TLS handshake with {name} failed: {error}{hint}"),
-            1,
-        );
-        self.close(index);
     }
 
     fn poll_timeout(&self, now: Instant) -> Duration {
@@ -432,10 +359,16 @@ impl Worker {
         if let Some(live) = &self.plan.live {
             live.sent(self.index);
         }
-        let kind = self.plan.kind_of(claim.ordinal);
+        let (kind, variables) = match (&self.plan.flow, self.flows.get_mut(index)) {
+            (Some(flow), Some(progress)) => (
+                progress.next_kind(flow, claim.counted, now),
+                progress.variables.as_slice(),
+            ),
+            _ => (self.plan.kind_of(claim.ordinal), &[][..]),
+        };
         let capture_server = self.shared.awaiting_first_response(kind);
         let fill = self.plan.fill(claim, self.index, index);
-        let request = (claim.counted, kind, fill);
+        let request = (claim.counted, kind, fill, variables);
         let connection = &mut self.connections[index];
         let outcome = if connection.start(&self.plan, request, intended, now, capture_server) {
             connection.send(&self.plan)
@@ -503,7 +436,9 @@ impl Worker {
             ));
         }
         let kept_alive = plan.keep_alive && response.keep_alive;
-        if self.schedule.counts(connection.counted, now) {
+        let counts = self.schedule.counts(connection.counted, now);
+        // A flow's step is judged even in the warm-up: its pass goes on only when it is right.
+        if counts || plan.flow.is_some() {
             let measure_start = self.schedule.measure_start;
             let completion = Completion {
                 response: &response,
@@ -517,14 +452,22 @@ impl Worker {
                 kind,
                 verdict: &plan.judge(kind, &connection.parser, &mut connection.judging),
             };
-            let total_us = completion.sample.total_us;
-            let failed = self.stats.count_complete(completion);
-            self.failed_local += u64::from(failed);
-            if let Some(live) = &plan.live {
-                live.complete(self.index, kind, total_us, failed);
+            let failed = if counts {
+                let total_us = completion.sample.total_us;
+                let failed = self.stats.count_complete(completion);
+                self.failed_local += u64::from(failed);
+                if let Some(live) = &plan.live {
+                    live.complete(self.index, kind, total_us, failed);
+                }
+                self.completed_local += 1;
+                self.publish_progress();
+                failed
+            } else {
+                completion.failed()
+            };
+            if plan.flow.is_some() {
+                self.step_answered(index, failed, now);
             }
-            self.completed_local += 1;
-            self.publish_progress();
         }
         if kept_alive {
             self.connections[index].keep();
@@ -548,6 +491,7 @@ impl Worker {
         self.in_flight -= 1;
         self.close(index);
         let now = Instant::now();
+        self.step_failed(index, StepFailure::NoAnswer, now);
         if failure == Failure::Connect {
             self.shared.connect_failed(error);
         }

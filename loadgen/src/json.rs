@@ -16,8 +16,8 @@ use crate::pace::Pace;
 use crate::report::{QUANTILES, RunInfo};
 use crate::shard::Shard;
 use crate::stats::{
-    CheckCounts, CheckFailures, Counters, Histograms, KindResults, KindStats, Results, Row,
-    Saturation, Second, Table, round_ms,
+    CheckCounts, CheckFailures, Counters, FlowCounts, Histograms, KindResults, KindStats, Results,
+    Row, Saturation, Second, StepFailures, Table, round_ms,
 };
 
 /// The file's version: a reader refuses files of another. Format 2 keeps the typed settings
@@ -72,6 +72,9 @@ pub struct JsonReport {
     /// `--soap-faults`: the faults by code.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub faults: BTreeMap<String, u64>,
+    /// A mix's `[flow]`: its passes, their latency and their failures by step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<FlowRecord>,
     /// Of `loadgen merge --json`: the runs merged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged: Vec<MergedRun>,
@@ -148,6 +151,46 @@ pub struct KindRecord {
     pub corrected_latency_us: Option<BTreeMap<String, u64>>,
     pub total: String,
     pub corrected: String,
+}
+
+/// A flow's passes: done (and their rate), failed by step and cause, unfinished at the end,
+/// and the latency of those done (µs; the histogram V2, base64, for `loadgen merge`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowRecord {
+    pub complete: u64,
+    pub failed: u64,
+    pub unfinished: u64,
+    pub flows_per_second: f64,
+    pub latency_us: BTreeMap<String, u64>,
+    pub steps: Vec<StepFailures>,
+    pub latency: String,
+}
+
+impl FlowRecord {
+    fn of(flows: &FlowCounts, time_taken: f64) -> FlowRecord {
+        FlowRecord {
+            complete: flows.complete,
+            failed: flows.failed(),
+            unfinished: flows.unfinished,
+            flows_per_second: if time_taken > 0.0 {
+                flows.complete as f64 / time_taken
+            } else {
+                0.0
+            },
+            latency_us: quantiles(&flows.latency),
+            steps: flows.steps.clone(),
+            latency: encode(&flows.latency),
+        }
+    }
+
+    fn counts(&self) -> Result<FlowCounts, ReadError> {
+        Ok(FlowCounts {
+            complete: self.complete,
+            unfinished: self.unfinished,
+            steps: self.steps.clone(),
+            latency: decode("the flows' latency", &self.latency)?,
+        })
+    }
 }
 
 /// Where and when one of the runs of a merge ran.
@@ -293,6 +336,7 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
         },
         checks: results.checks.checks.clone(),
         faults: results.checks.faults.clone(),
+        flows: (results.flows.as_ref()).map(|flows| FlowRecord::of(flows, t)),
         kinds: results
             .kinds
             .iter()
@@ -421,6 +465,10 @@ pub fn read(text: &str) -> Result<(JsonReport, Results), ReadError> {
         checks: CheckCounts {
             checks: report.checks.clone(),
             faults: report.faults.clone(),
+        },
+        flows: match &report.flows {
+            Some(flows) => Some(flows.counts()?),
+            None => None,
         },
     };
     Ok((report, results))

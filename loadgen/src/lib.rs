@@ -13,6 +13,8 @@
 //! - [`pace`]: `--rate R` and `--rate A..B` (a ramp), and the send times they make.
 //! - [`mix`]: `--mix FILE` and `-p FILE@W`: several kinds of request by weight, and the
 //!   seeded order that numbers them ([`mix::Picker`]).
+//! - [`flow`]: a mix's `[flow]` as each connection walks it: its steps in order, values saved
+//!   from an answer (`--save`) for the later steps' templates, a pass failed at its step.
 //! - [`shard`]: `--shard`: a test's shares of `-n`, `-c` and `--rate`.
 //! - [`clock`]: `--start-at`'s forms, and times as reports print them.
 //! - `field`: what may go on the wire in a request's head (a field's name and value, a path),
@@ -49,6 +51,7 @@ pub mod clock;
 mod engine;
 pub mod exchange;
 mod field;
+pub mod flow;
 pub mod http;
 pub mod http2;
 pub mod json;

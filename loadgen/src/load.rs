@@ -13,6 +13,7 @@ use anyhow::{Context as _, bail};
 
 use crate::check::{AnswerChecks, MAX_CHECKED_BODY};
 use crate::engine::{self, Http2Plan, TlsPlan};
+use crate::flow::{self, FlowPlan};
 use crate::http::BodyChecks;
 use crate::live::{Live, Offered};
 use crate::mix::{Mix, Part};
@@ -21,7 +22,7 @@ use crate::pace::Pace;
 use crate::report::RunInfo;
 use crate::request;
 use crate::stats::{self, MAX_SAMPLES, Results};
-use crate::template::{Data, Filler, TemplateError};
+use crate::template::{Data, Filler, Scope, TemplateError};
 use crate::url::Scheme;
 
 pub use crate::engine::{Abort, Kind, Log, Plan, Shared};
@@ -79,7 +80,17 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     };
     let mut answer_checks =
         AnswerChecks::new(&checks.check_xpath, &checks.check_regex, checks.soap_faults)?;
-    let mut kinds = kinds_of(target, request, checks, data.as_ref(), &mut answer_checks)?;
+    let flow = request.mix.as_ref().and_then(|mix| mix.flow.as_ref());
+    let variables = variables_of(request)?;
+    let scope = Scope {
+        data: data.as_ref(),
+        variables: &variables,
+    };
+    let mut kinds = kinds_of(target, request, checks, scope, &mut answer_checks)?;
+    let flow = match (flow, &request.mix) {
+        (Some(flow), Some(mix)) => Some(flow_plan(flow, &mix.parts, &variables, &kinds)?),
+        _ => None,
+    };
     let http2 = match request.http2 {
         true => Some(Http2Plan {
             requests: kinds
@@ -104,25 +115,8 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     let concurrency = share.concurrency as usize;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let n_threads = load.n_threads.unwrap_or(cores).min(concurrency).max(1);
-    let live = (output.metrics.is_some() || output.remote_write.is_some()).then(|| {
-        let names = match &request.mix {
-            Some(mix) => mix.parts.iter().map(|part| part.name.clone()).collect(),
-            None => Vec::new(),
-        };
-        let warmup = load.warmup.unwrap_or_default();
-        let offered = share.rate.map(|rate| {
-            let pace = Pace::new(rate, warmup, load.time_limit());
-            let warm_up_sends = pace.count_until(warmup.as_secs_f64()).floor() as u64;
-            Offered {
-                pace,
-                end_s: load
-                    .time_limit()
-                    .map(|limit| (warmup + limit).as_secs_f64()),
-                most: share.n_requests.map(|n| n + warm_up_sends),
-            }
-        });
-        Arc::new(Live::new(n_threads, kinds.len(), names, offered))
-    });
+    let live = (output.metrics.is_some() || output.remote_write.is_some())
+        .then(|| live_counts(options, n_threads, kinds.len()));
     let filler = request.templating.as_ref().map(|templating| {
         Filler::new(
             data,
@@ -134,6 +128,7 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     });
     let plan = Arc::new(Plan {
         kinds,
+        flow,
         filler,
         picker: request.mix.as_ref().map(Mix::picker),
         live,
@@ -168,12 +163,35 @@ pub fn plan_of(options: &Options, log: Log) -> anyhow::Result<(Arc<Plan>, RunInf
     Ok((plan, info))
 }
 
+/// `--metrics`' and `--prom-remote-write`'s counts, with the offered rate of `--rate`.
+fn live_counts(options: &Options, n_threads: usize, n_kinds: usize) -> Arc<Live> {
+    let (load, request) = (&options.load, &options.request);
+    let share = load.share();
+    let names = match &request.mix {
+        Some(mix) => mix.parts.iter().map(|part| part.name.clone()).collect(),
+        None => Vec::new(),
+    };
+    let warmup = load.warmup.unwrap_or_default();
+    let offered = share.rate.map(|rate| {
+        let pace = Pace::new(rate, warmup, load.time_limit());
+        let warm_up_sends = pace.count_until(warmup.as_secs_f64()).floor() as u64;
+        Offered {
+            pace,
+            end_s: load
+                .time_limit()
+                .map(|limit| (warmup + limit).as_secs_f64()),
+            most: share.n_requests.map(|n| n + warm_up_sends),
+        }
+    });
+    Arc::new(Live::new(n_threads, n_kinds, names, offered))
+}
+
 /// The kinds of request: a mix's parts, or the one request.
 fn kinds_of(
     target: &Target,
     request: &RequestOptions,
     checks: &Checks,
-    data: Option<&Data>,
+    scope: Scope<'_>,
     answer_checks: &mut AnswerChecks,
 ) -> anyhow::Result<Vec<Kind>> {
     // The command line's checks, the first of the run's (all 64 of them at most).
@@ -192,15 +210,20 @@ fn kinds_of(
                     &target,
                     &request,
                     &checks,
-                    data,
+                    scope,
                 )
                 .with_context(|| format!("in the mix's part {}", part.name))?;
                 kind.check_answers(answer_checks, bits);
+                kind.saves = flow::savers(part, scope.variables);
+                if !kind.saves.is_empty() {
+                    kind.body_checks =
+                        std::mem::take(&mut kind.body_checks).keeping(MAX_CHECKED_BODY);
+                }
                 Ok(kind)
             })
             .collect(),
         None => {
-            let mut kind = kind((String::new(), 1), target, request, checks, data)?;
+            let mut kind = kind((String::new(), 1), target, request, checks, scope)?;
             kind.check_answers(answer_checks, run_checks);
             Ok(vec![kind])
         }
@@ -208,13 +231,13 @@ fn kinds_of(
 }
 
 /// One kind of request: its bytes (and HTTP/2 blocks when `--http2`), its templates when
-/// `--template` (columns from `data`), and its checks.
+/// `--template` (with `scope`'s names), and its checks.
 fn kind(
     (name, weight): (String, u32),
     target: &Target,
     request: &RequestOptions,
     checks: &Checks,
-    data: Option<&Data>,
+    scope: Scope<'_>,
 ) -> anyhow::Result<Kind> {
     let body = match &request.body_file {
         Some(path) => Some(
@@ -247,7 +270,7 @@ fn kind(
             .body_file
             .as_ref()
             .map_or_else(|| "the body".to_owned(), |path| path.display().to_string());
-        let templates = request::build_template(target, request, body.as_deref(), &source, data)?;
+        let templates = request::build_template(target, request, body.as_deref(), &source, scope)?;
         if templates.fills_values() {
             template = Some(templates);
         } else {
@@ -263,6 +286,7 @@ fn kind(
         http2,
         body_checks: BodyChecks::new(checks.expect_body.as_deref(), checks.reject_body.as_deref()),
         checks: 0,
+        saves: Vec::new(),
         expect_status: checks.expect_status.map(|status| status.as_u16()),
     })
 }
@@ -276,6 +300,35 @@ impl Kind {
             self.body_checks = std::mem::take(&mut self.body_checks).keeping(MAX_CHECKED_BODY);
         }
     }
+}
+
+/// A flow's saved values, which its parts' templates may name (none without a flow).
+fn variables_of(request: &RequestOptions) -> anyhow::Result<Vec<crate::template::Variable>> {
+    let Some(mix) = request.mix.as_ref().filter(|mix| mix.flow.is_some()) else {
+        return Ok(Vec::new());
+    };
+    if request.http2 {
+        bail!("a [flow] with --http2: flows are run over HTTP/1.x only, so far");
+    }
+    let variables = flow::variables(&mix.parts)?;
+    if !variables.is_empty() && request.templating.is_none() {
+        // The command line implies it; a plan made in code must not send `{{token}}` as is.
+        bail!("--save carries values into templates: give --template");
+    }
+    Ok(variables)
+}
+
+/// The run's flow over `kinds` (a part's index is its kind's).
+fn flow_plan(
+    flow: &crate::options::Flow,
+    parts: &[Part],
+    variables: &[crate::template::Variable],
+    kinds: &[Kind],
+) -> anyhow::Result<FlowPlan> {
+    let templates: Vec<_> = kinds.iter().map(|kind| kind.template.as_ref()).collect();
+    let savers: Vec<&[flow::Saver]> = kinds.iter().map(|kind| kind.saves.as_slice()).collect();
+    let names: Vec<&str> = parts.iter().map(|part| part.name.as_str()).collect();
+    Ok(FlowPlan::new(flow, variables, &templates, &savers, &names)?)
 }
 
 /// A mix's part as a whole request: the command line's, with what the part sets in place of
@@ -433,6 +486,14 @@ fn first_response(plan: &Plan, shared: &Shared, results: &mut Results) {
     }
     let names = plan.answer_checks.checks.iter();
     results.checks.name(names.map(|check| check.name.clone()));
+    if let (Some(flows), Some(flow)) = (&mut results.flows, &plan.flow) {
+        for (step, &(kind, times)) in flows.steps.iter_mut().zip(&flow.steps) {
+            step.name = match times {
+                1 => plan.kinds[kind].name.clone(),
+                times => format!("{} x{times}", plan.kinds[kind].name),
+            };
+        }
+    }
 }
 
 fn resolve(target: &Target) -> anyhow::Result<SocketAddr> {

@@ -12,13 +12,17 @@
 //!
 //! A mix file has a part a line: weight, name, method, the URL's path, the body file (`-` for
 //! none), then any of `-T TYPE`, `-H 'Name: value'`, `--expect-status N`, `--expect-body
-//! TEXT`, `--reject-body TEXT`, `--check-xpath EXPR`, `--check-regex RE` (these two more than
-//! once), quoted as a shell would. `#` starts a comment line.
-
+//! TEXT`, `--reject-body TEXT`, `--check-xpath EXPR`, `--check-regex RE`, `--save NAME=PATH`,
+//! `--save-regex NAME=RE` (these four more than once), quoted as a shell would. `#` starts a
+//! comment line. A `[flow]` line ends the parts; the lines after it are a flow's steps
+//! ([`flow`]), which replace the weights (a flow's parts have `-` for one).
 use std::path::{Path, PathBuf};
 
-use crate::options::Header;
-pub use crate::options::{Mix, Part};
+mod flow;
+
+pub use crate::options::{Flow, FlowStep, Mix, Part};
+use crate::options::{Header, SaveFrom};
+pub use flow::{MAX_STEPS, MAX_TIMES};
 
 /// The largest sum of weights (over their common divisor): a block of the order.
 pub const MAX_TOTAL_WEIGHT: u64 = 1_000_000;
@@ -53,6 +57,7 @@ impl Part {
             reject_body: None,
             check_xpath: Vec::new(),
             check_regex: Vec::new(),
+            saves: Vec::new(),
         }
     }
 }
@@ -70,6 +75,8 @@ pub enum MixError {
     },
     #[error("a mix needs at least one part")]
     Empty,
+    #[error("{0}")]
+    Flow(String),
     #[error("two parts of the mix are named {0:?}")]
     DuplicateName(String),
     #[error("a mix may have at most {MAX_KINDS} parts")]
@@ -100,6 +107,10 @@ impl Mix {
     /// Parses a mix file's `text` (named `file` in errors), body files relative to `folder`.
     pub fn parse(text: &str, file: &str, folder: &Path, seed: u64) -> Result<Mix, MixError> {
         let mut parts = Vec::new();
+        // Each part's line, and the flow's lines once a `[flow]` has begun.
+        let mut part_lines = Vec::new();
+        let mut flow_lines: Option<Vec<(usize, &str)>> = None;
+        let mut flow_start = 0;
         for (index, line) in text.lines().enumerate() {
             let trimmed = line.trim();
             if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -110,16 +121,90 @@ impl Mix {
                 line: index + 1,
                 what,
             };
+            if trimmed == "[flow]" {
+                if flow_lines.is_some() {
+                    return Err(at("a second [flow]: a mix file has one".to_owned()));
+                }
+                flow_lines = Some(Vec::new());
+                flow_start = index + 1;
+                continue;
+            }
+            if let Some(steps) = &mut flow_lines {
+                if steps.len() == MAX_STEPS {
+                    return Err(at(format!("a flow may have at most {MAX_STEPS} steps")));
+                }
+                steps.push((index + 1, trimmed));
+                continue;
+            }
             if parts.len() == MAX_KINDS {
                 return Err(at(MixError::TooMany.to_string()));
             }
             parts.push(parse_line(trimmed, folder).map_err(at)?);
+            part_lines.push(index + 1);
         }
-        Mix::new(parts, seed)
+        let at = |line: usize, what: &str| MixError::Line {
+            file: file.to_owned(),
+            line,
+            what: what.to_owned(),
+        };
+        let Some(flow_lines) = flow_lines else {
+            for (part, line) in parts.iter().zip(&part_lines) {
+                if part.weight == 0 {
+                    return Err(at(
+                        *line,
+                        "a weight of - is for the parts of a [flow]: give a whole number above 0",
+                    ));
+                }
+                if !part.saves.is_empty() {
+                    return Err(at(
+                        *line,
+                        "--save carries a value to the steps of a [flow] after it: this file has none",
+                    ));
+                }
+            }
+            return Mix::new(parts, seed);
+        };
+        for (part, line) in parts.iter().zip(&part_lines) {
+            if part.weight != 0 {
+                return Err(at(
+                    *line,
+                    "a part of a [flow] takes - for its weight: the flow gives the order",
+                ));
+            }
+        }
+        let flow = flow::parse(&flow_lines, &parts).map_err(|(line, what)| at(line, &what))?;
+        // Said at the part's line, or the `[flow]`'s (the line before its first step).
+        flow::check(&flow, &parts).map_err(|(part, what)| {
+            let line = part.map_or(flow_start, |part| part_lines[part]);
+            at(line, &what)
+        })?;
+        Mix::flowing(parts, flow, seed)
     }
 
     /// A mix of `parts`, checked: at least one, names unique, weights that make a block.
     pub fn new(parts: Vec<Part>, seed: u64) -> Result<Mix, MixError> {
+        if let Some(part) = parts.iter().find(|part| !part.saves.is_empty()) {
+            return Err(MixError::Flow(format!(
+                "the part {} saves a value, which only a flow's later steps can use",
+                part.name
+            )));
+        }
+        Mix::checked(parts, None, seed)
+    }
+
+    /// A mix whose connections each send `flow`'s steps in order, again and again: each
+    /// part's weight becomes the times it is sent in one pass.
+    pub fn flowing(mut parts: Vec<Part>, flow: Flow, seed: u64) -> Result<Mix, MixError> {
+        flow::check(&flow, &parts).map_err(|(_, what)| MixError::Flow(what))?;
+        for (index, part) in parts.iter_mut().enumerate() {
+            let times = flow.steps.iter().filter(|step| step.part == index);
+            let times = times.map(|step| u64::from(step.times)).sum::<u64>();
+            part.weight = u32::try_from(times).unwrap_or(u32::MAX);
+        }
+        Mix::checked(parts, Some(flow), seed)
+    }
+
+    fn checked(parts: Vec<Part>, flow: Option<Flow>, seed: u64) -> Result<Mix, MixError> {
         if parts.is_empty() {
             return Err(MixError::Empty);
         }
@@ -137,7 +222,7 @@ impl Mix {
                 return Err(MixError::DuplicateName(part.name.clone()));
             }
         }
-        let mix = Mix { seed, parts };
+        let mix = Mix { seed, parts, flow };
         let total = mix.reduced_weights().iter().sum::<u64>();
         if total > MAX_TOTAL_WEIGHT {
             return Err(MixError::TooHeavy(total));
@@ -155,12 +240,16 @@ impl Mix {
     /// The mix as a file [`Mix::parse`] reads back (body files as given).
     pub fn to_file(&self) -> String {
         let mut text = String::from("# weight name method path body [options]\n");
+        let quote = |word: &str| {
+            shlex::try_quote(word).map_or_else(|_| format!("{word:?}"), |q| q.into_owned())
+        };
         for part in &self.parts {
-            let quote = |word: &str| {
-                shlex::try_quote(word).map_or_else(|_| format!("{word:?}"), |q| q.into_owned())
+            let weight = match self.flow {
+                Some(_) => "-".to_owned(),
+                None => part.weight.to_string(),
             };
             let mut words = vec![
-                part.weight.to_string(),
+                weight,
                 quote(&part.name),
                 part.method.to_string(),
                 quote(part.path.as_deref().unwrap_or("-")),
@@ -192,8 +281,25 @@ impl Mix {
             for regex in &part.check_regex {
                 words.extend(["--check-regex".to_owned(), quote(regex)]);
             }
+            for save in &part.saves {
+                let (option, from) = match &save.from {
+                    SaveFrom::Path(path) => ("--save", path),
+                    SaveFrom::Regex(regex) => ("--save-regex", regex),
+                };
+                words.extend([option.to_owned(), quote(&format!("{}={from}", save.name))]);
+            }
             text.push_str(&words.join(" "));
             text.push('\n');
+        }
+        if let Some(flow) = &self.flow {
+            text.push_str("[flow]\n");
+            for step in &flow.steps {
+                text.push_str(&quote(&self.parts[step.part].name));
+                if step.times > 1 {
+                    text.push_str(&format!(" x{}", step.times));
+                }
+                text.push('\n');
+            }
         }
         text
     }
@@ -242,11 +348,15 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
             words.len()
         ));
     };
-    let weight = weight
-        .parse::<u32>()
-        .ok()
-        .filter(|weight| *weight > 0)
-        .ok_or_else(|| format!("the weight {weight:?} is not a whole number above 0"))?;
+    // `-`, for a flow's part, is 0 until the flow gives it its times.
+    let weight = match weight.as_str() {
+        "-" => 0,
+        weight => weight
+            .parse::<u32>()
+            .ok()
+            .filter(|weight| *weight > 0)
+            .ok_or_else(|| format!("the weight {weight:?} is not a whole number above 0"))?,
+    };
     let method = http::Method::from_bytes(method.as_bytes())
         .map_err(|_| format!("{method:?} is not an HTTP method"))?;
     let path = match path.as_str() {
@@ -271,6 +381,7 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
         reject_body: None,
         check_xpath: Vec::new(),
         check_regex: Vec::new(),
+        saves: Vec::new(),
     };
     let mut options = options.iter();
     while let Some(option) = options.next() {
@@ -306,9 +417,19 @@ fn parse_line(line: &str, folder: &Path) -> Result<Part, String> {
                 crate::check::regex(value).map_err(|error| error.to_string())?;
                 part.check_regex.push(value.clone());
             }
+            "--save" | "--save-regex" => {
+                let save = flow::save(option, value)?;
+                if part.saves.iter().any(|other| other.name == save.name) {
+                    return Err(format!(
+                        "{option} {value}: the part saves {} twice",
+                        save.name
+                    ));
+                }
+                part.saves.push(save);
+            }
             other => {
                 return Err(format!(
-                    "unknown option {other} (a part takes -T, -H, --expect-status, --expect-body, --reject-body, --check-xpath, --check-regex)"
+                    "unknown option {other} (a part takes -T, -H, --expect-status, --expect-body, --reject-body, --check-xpath, --check-regex, --save, --save-regex)"
                 ));
             }
         }
@@ -358,148 +479,4 @@ fn splitmix64(mut x: u64) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn part(name: &str, weight: u32) -> Part {
-        Part::weighted_body(http::Method::POST, PathBuf::from(name), weight)
-    }
-
-    fn counts(picker: &Picker, range: std::ops::Range<u64>) -> Vec<u64> {
-        let mut counts = vec![0; picker.n_kinds()];
-        for ordinal in range {
-            counts[picker.kind(ordinal)] += 1;
-        }
-        counts
-    }
-
-    #[test]
-    fn whole_blocks_have_the_exact_proportions() {
-        let cases: &[(&[u32], u64, &[u64])] = &[
-            (&[70, 30], 1000, &[700, 300]),
-            (&[1, 1], 10, &[5, 5]),
-            (&[3, 5, 2], 100, &[30, 50, 20]),
-            (&[7], 9, &[9]),
-            (&[997, 3], 2000, &[1994, 6]),
-        ];
-        for (weights, n, expected) in cases {
-            let parts = weights
-                .iter()
-                .enumerate()
-                .map(|(i, w)| part(&format!("k{i}"), *w))
-                .collect();
-            let picker = Mix::new(parts, 42).unwrap().picker();
-            assert_eq!(counts(&picker, 0..*n), *expected, "weights {weights:?}");
-            // Any whole block, anywhere in the run, has the reduced weights.
-            let blocks = n / picker.total;
-            let block: Vec<u64> = expected.iter().map(|count| count / blocks).collect();
-            let from = 123_456 * picker.total;
-            assert_eq!(counts(&picker, from..from + picker.total), block);
-        }
-    }
-
-    #[test]
-    fn the_order_is_the_seeds_and_varies_between_blocks() {
-        let mix = |seed| Mix::new(vec![part("a", 70), part("b", 30)], seed).unwrap();
-        let order = |picker: &Picker| (0..200).map(|i| picker.kind(i)).collect::<Vec<_>>();
-        let one = order(&mix(1).picker());
-        assert_eq!(one, order(&mix(1).picker()), "same seed, same order");
-        assert_ne!(one, order(&mix(2).picker()), "another seed, another order");
-        let blocks: std::collections::HashSet<&[usize]> = one.chunks(10).collect();
-        assert!(
-            blocks.len() > 5,
-            "blocks should differ in order: {blocks:?}"
-        );
-    }
-
-    #[test]
-    fn mix_files_parse_or_say_why_not() {
-        let folder = Path::new("/mixes");
-        let good = "# a comment\n\n70 EchoStruct-20 POST /WSTest s.xml -T text/xml -H 'SOAPAction: \"\"' --expect-body EchoStructResponse\n30 void GET - - --expect-status 200\n";
-        let mix = Mix::parse(good, "m.txt", folder, 5).unwrap();
-        assert_eq!(mix.parts.len(), 2);
-        let first = &mix.parts[0];
-        assert_eq!(first.body_file.as_deref(), Some(Path::new("/mixes/s.xml")));
-        assert_eq!(first.headers[0].line(), "SOAPAction: \"\"");
-        assert_eq!(first.expect_body.as_deref(), Some("EchoStructResponse"));
-        assert_eq!(mix.parts[1].path, None);
-        assert_eq!(mix.parts[1].expect_status, Some(http::StatusCode::OK));
-        // What to_file writes reads back the same.
-        let again = Mix::parse(&mix.to_file(), "again", Path::new(""), 5).unwrap();
-        assert_eq!(again, mix);
-
-        let bad: &[(&str, &str)] = &[
-            (
-                "70 a POST /x",
-                "m.txt:1: expected WEIGHT NAME METHOD PATH BODY",
-            ),
-            ("0 a POST /x -", "m.txt:1: the weight \"0\""),
-            ("x a POST /x -", "m.txt:1: the weight \"x\""),
-            ("1 a P@ST /x -", "is not an HTTP method"),
-            ("1 a POST x -", "does not start with /"),
-            ("1 a POST /x - -T", "-T wants a value"),
-            ("1 a POST /x - -k on", "unknown option -k"),
-            ("1 a POST /x - -H nocolon", "expected Name: value"),
-            ("1 a POST '/x -", "an unclosed quote"),
-            (
-                "1 a POST /x -\n2 a GET /y -",
-                "two parts of the mix are named \"a\"",
-            ),
-            ("# nothing", "at least one part"),
-            ("1000000 a GET / -\n1 b GET / -", "above the 1000000"),
-            // Nothing that could put bytes of its own on the wire.
-            // A line ends at LF; a bare CR stays in the line, and is refused.
-            (
-                "1 a POST /x - -H 'X: 1\rX-Injected: 1'",
-                "m.txt:1: -H \"X: 1\\rX-Injected: 1\": the value of the header X holds '\\r'",
-            ),
-            ("1 a POST /x - -H 'X: a\u{0}b'", "m.txt:1: a NUL byte"),
-            (
-                "1 a POST /x - -T 'text/xml\rX: 1'",
-                "-T: the value of the header Content-type holds '\\r'",
-            ),
-            (
-                "1 a POST '/x\rX: 1' -",
-                "the path \"/x\\rX: 1\" holds '\\r'",
-            ),
-            ("1 a POST '/a b' -", "holds ' ': percent-encode it"),
-            ("1 a POST /x s\u{4}\u{0}.xml", "m.txt:1: a NUL byte"),
-            // Names a report can print.
-            (
-                "1 'a\u{1b}[2J' POST /x -",
-                "the part name \"a\\u{1b}[2J\" is not 1 to 200 characters",
-            ),
-        ];
-        for (text, message) in bad {
-            let error = Mix::parse(text, "m.txt", folder, 1)
-                .unwrap_err()
-                .to_string();
-            assert!(error.contains(message), "{text:?}: {error}");
-        }
-        let long = format!("1 {} POST /x -", "n".repeat(70_000));
-        let error = Mix::parse(&long, "m.txt", folder, 1).unwrap_err();
-        assert!(
-            error.to_string().contains("is not 1 to 200 characters"),
-            "{error}"
-        );
-        // Past the most kinds, refused at the line that passes it: a million lines are not read.
-        let many: String = (0..1_000_001)
-            .map(|i| format!("1 k{i} GET / -\n"))
-            .collect();
-        let error = Mix::parse(&many, "m.txt", folder, 1).unwrap_err();
-        assert_eq!(
-            error.to_string(),
-            "m.txt:101: a mix may have at most 100 parts"
-        );
-        // A duplicate among the most kinds is found (by a set, not by each pair).
-        let twice: String = (0..100)
-            .map(|i| format!("1 k{} GET / -\n", i.min(98)))
-            .collect();
-        assert!(
-            Mix::parse(&twice, "m.txt", folder, 1)
-                .unwrap_err()
-                .to_string()
-                .contains("named \"k98\"")
-        );
-    }
-}
+mod tests;

@@ -173,6 +173,40 @@ pub struct Templating {
 pub struct Mix {
     pub seed: u64,
     pub parts: Vec<Part>,
+    /// A `[flow]`: the parts in the order each connection sends them, again and again, in
+    /// place of the weights' order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<Flow>,
+}
+
+/// The steps of a flow, each a part sent `times` times in a row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flow {
+    pub steps: Vec<FlowStep>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlowStep {
+    /// Its part's index in [`Mix::parts`].
+    pub part: usize,
+    pub times: u32,
+}
+
+/// `--save NAME=PATH` or `--save-regex NAME=RE` on a mix's line: a value taken from each of
+/// the part's answers into the connection's variables, for the flow's later steps'
+/// templates (`{{NAME}}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Save {
+    pub name: String,
+    pub from: SaveFrom,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveFrom {
+    /// A path of `--check-xpath`'s subset: the first selected node's value.
+    Path(String),
+    /// A regular expression: its first group's match, or the whole match without a group.
+    Regex(String),
 }
 
 /// One kind of request in a mix. What it leaves unset is the command line's.
@@ -199,6 +233,9 @@ pub struct Part {
     pub check_xpath: Vec<String>,
     #[serde(default)]
     pub check_regex: Vec<String>,
+    /// `--save`, `--save-regex`: what its answers give the flow's later steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub saves: Vec<Save>,
 }
 
 /// The largest request body file read (`-p`, `-u`, a mix's part): a regular file of at most

@@ -11,6 +11,7 @@ use crate::pace::Rate;
 use crate::stats::{Results, Row, Sample, Table, round_ms};
 use crate::url::Url;
 
+mod flows;
 mod kinds;
 
 /// What the report says about the run: the settings it was given, and what this process ran
@@ -420,6 +421,9 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
     }
     if !results.kinds.is_empty() {
         kinds::table(w, info, results);
+    }
+    if let Some(flows) = &results.flows {
+        flows::section(w, flows, results.time_taken);
     }
     if let Some(rate) = info.rate {
         let achieved = if results.time_taken > 0.0 {

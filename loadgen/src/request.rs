@@ -7,7 +7,7 @@
 use base64::Engine as _;
 
 use crate::options::{RequestOptions, Target};
-use crate::template::{Data, Position, RequestTemplate, Template, TemplateError};
+use crate::template::{Position, RequestTemplate, Scope, Template, TemplateError};
 
 /// ab's User-Agent, sent with `--http1.0` so that the server sees exactly ab's request.
 const AB_USER_AGENT: &str = "ApacheBench/2.3";
@@ -48,20 +48,21 @@ pub(crate) fn build(
 const HEAD: &str = "the request's head";
 
 /// The request as templates (`--template`): the head as [`build`] writes it, its
-/// Content-length the rendered body's, and the body. The body's errors name `body_source`.
+/// Content-length the rendered body's, and the body. The body's errors name `body_source`;
+/// placeholders take `scope`'s names.
 pub(crate) fn build_template(
     target: &Target,
     request: &RequestOptions,
     body: Option<&[u8]>,
     body_source: &str,
-    data: Option<&Data>,
+    scope: Scope<'_>,
 ) -> Result<RequestTemplate, TemplateError> {
     let length = body.map(|_| "{{content-length}}");
     let head = head(target, request, length).map_err(|what| TemplateError {
         place: "the request's head".into(),
         what,
     })?;
-    let head = Template::parse(head.as_bytes(), HEAD, data, Position::Head).map_err(|error| {
+    let head = Template::parse(head.as_bytes(), HEAD, scope, Position::Head).map_err(|error| {
         // Named by what the user wrote: the URL's path, or a header.
         let line = error
             .place
@@ -77,8 +78,8 @@ pub(crate) fn build_template(
             what: error.what,
         }
     })?;
-    let body = Template::parse(body.unwrap_or_default(), body_source, data, Position::Body)?;
-    if let Some(data) = data {
+    let body = Template::parse(body.unwrap_or_default(), body_source, scope, Position::Body)?;
+    if let Some(data) = scope.data {
         head.check_head_values(data)?;
     }
     Ok(RequestTemplate { head, body })

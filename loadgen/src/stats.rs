@@ -14,9 +14,11 @@ use tls::client::Negotiated;
 use crate::http::Response;
 
 mod checks;
+mod flows;
 mod saturation;
 mod table;
 pub use checks::{CheckCounts, CheckFailures, MAX_FAULT_CODES, OTHER_CODES};
+pub use flows::{FlowCounts, StepFailure, StepFailures};
 pub use saturation::Saturation;
 pub use table::{PERCENTILES, Row, Table, round_ms};
 
@@ -140,7 +142,7 @@ pub struct Histograms {
     pub corrected: Histogram<u64>,
 }
 
-fn histogram() -> Histogram<u64> {
+pub(crate) fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("the bounds are valid")
 }
 
@@ -271,6 +273,35 @@ pub struct ThreadStats {
     /// A mix's kinds, each on its own (empty for a run of one request).
     pub kinds: Vec<KindStats>,
     pub checks: CheckCounts,
+    /// A mix's `[flow]`: its passes.
+    pub flows: Option<FlowCounts>,
+}
+
+impl Completion<'_> {
+    /// The length differs from ab's Document Length.
+    fn wrong_length(&self) -> bool {
+        self.document_length
+            .is_some_and(|length| length != self.response.body_len)
+    }
+
+    fn wrong_status(&self) -> bool {
+        self.expect_status
+            .is_some_and(|status| status != self.response.status)
+    }
+
+    fn wrong_body(&self) -> bool {
+        !self.response.expected_found || self.response.rejected_found
+    }
+
+    fn failed_checks(&self) -> bool {
+        self.verdict.failed != 0 || self.verdict.fault.is_some()
+    }
+
+    /// Whether the answer counts as failed: a wrong length, status or body, a check or a
+    /// fault (a non-2xx status alone is not a failure, as in ab).
+    pub fn failed(&self) -> bool {
+        self.wrong_length() || self.wrong_status() || self.wrong_body() || self.failed_checks()
+    }
 }
 
 impl ThreadStats {
@@ -293,17 +324,17 @@ impl ThreadStats {
     /// second of the run. Returns whether it counts as failed (a wrong length, status or body;
     /// a non-2xx status alone is not a failure, as in ab).
     pub fn count_complete(&mut self, completion: Completion) -> bool {
+        let failed = completion.failed();
         let Completion {
             response,
             bytes_in,
             kept_alive,
-            document_length,
-            expect_status,
             sample,
             corrected_us,
             at_us,
             kind,
             verdict,
+            ..
         } = completion;
         let counters = &mut self.counters;
         counters.complete += 1;
@@ -312,25 +343,14 @@ impl ThreadStats {
         if kept_alive {
             counters.keep_alive_requests += 1;
         }
-        let mut failed = false;
-        if document_length.is_some_and(|length| length != response.body_len) {
-            counters.length_errors += 1;
-            failed = true;
-        }
+        counters.length_errors += u64::from(completion.wrong_length());
         if !(200..300).contains(&response.status) {
             counters.non_2xx += 1;
         }
-        if expect_status.is_some_and(|status| status != response.status) {
-            counters.status_mismatches += 1;
-            failed = true;
-        }
-        if !response.expected_found || response.rejected_found {
-            counters.body_mismatches += 1;
-            failed = true;
-        }
+        counters.status_mismatches += u64::from(completion.wrong_status());
+        counters.body_mismatches += u64::from(completion.wrong_body());
         if verdict.judged != 0 || verdict.fault.is_some() {
             self.checks.count(counters, verdict);
-            failed |= verdict.failed != 0 || verdict.fault.is_some();
         }
         if failed {
             counters.failed += 1;
@@ -447,6 +467,8 @@ pub struct Results {
     /// A mix's kinds, in the mix's order (empty for a run of one request).
     pub kinds: Vec<KindResults>,
     pub checks: CheckCounts,
+    /// A mix's `[flow]`: its passes.
+    pub flows: Option<FlowCounts>,
 }
 
 impl Results {
@@ -475,8 +497,12 @@ impl Results {
         let mut busiest_thread = 0.0f64;
         let mut kinds: Vec<KindStats> = Vec::new();
         let mut checks = CheckCounts::default();
+        let mut flows: Option<FlowCounts> = None;
         for thread in threads {
             checks.add(&thread.checks);
+            if let Some(theirs) = &thread.flows {
+                flows.get_or_insert_with(|| FlowCounts::new(0)).add(theirs);
+            }
             if kinds.len() < thread.kinds.len() {
                 kinds.resize_with(thread.kinds.len(), KindStats::default);
             }
@@ -518,6 +544,7 @@ impl Results {
                 })
                 .collect(),
             checks,
+            flows,
         }
     }
 
@@ -538,6 +565,9 @@ impl Results {
             kind.stats.add(&theirs.stats);
         }
         self.checks.add(&other.checks);
+        if let Some(theirs) = &other.flows {
+            (self.flows.get_or_insert_with(|| FlowCounts::new(0))).add(theirs);
+        }
     }
 
     /// Whether the client may have set the pace rather than the server; `paced` for `--rate`.

@@ -4,9 +4,10 @@
 //! written digit by digit, and no string is formatted per request.
 //!
 //! A placeholder is `{{` a name and its arguments `}}`; `{{{{` writes a literal `{{`. The
-//! names: a column of the data file ([`data`]), or a function ([`function`]): `seq`, `random
-//! LO HI`, `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head, `content-length`
-//! (the rendered body's length, which the request builder writes itself); in the body,
+//! names: a column of the data file ([`data`]), a value a flow's earlier step saved from its
+//! answer (`--save`: a [`Variable`] of the [`Scope`]), or a function ([`function`]): `seq`, `random LO HI`,
+//! `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head, `content-length` (the rendered
+//! body's length, which the request builder writes itself); in the body,
 //! `wsse-username-token` ([`wsse`]: a WS-Security header).
 //!
 //! Which values a request takes is fixed by its number in the test (`seq`), its connection
@@ -47,6 +48,12 @@ pub(crate) enum Position {
 enum Segment {
     Literal(Box<[u8]>),
     Column(usize),
+    /// A flow's saved value, by its index in [`Scope::variables`]; `escape`d when it was read
+    /// from XML text and goes in a body.
+    Variable {
+        index: usize,
+        escape: bool,
+    },
     Function(Function),
     UsernameToken(Box<wsse::UsernameToken>),
 }
@@ -65,12 +72,28 @@ pub(crate) struct Fill {
     pub(crate) row: usize,
 }
 
+/// The names a template's placeholders may take besides the functions: a data file's columns
+/// and a flow's saved values.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Scope<'a> {
+    pub(crate) data: Option<&'a Data>,
+    pub(crate) variables: &'a [Variable],
+}
+
+/// A flow's saved value, as templates name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Variable {
+    pub(crate) name: String,
+    /// Read from XML (`--save PATH`, unescaped as it was read): a body takes it escaped again.
+    pub(crate) xml: bool,
+}
+
 impl Template {
-    /// Parses `text` (named `source` in errors, which give its line) against `data`'s columns.
+    /// Parses `text` (named `source` in errors, which give its line) against `scope`'s names.
     pub(crate) fn parse(
         text: &[u8],
         source: &str,
-        data: Option<&Data>,
+        scope: Scope<'_>,
         position: Position,
     ) -> Result<Template, TemplateError> {
         let mut segments = Vec::new();
@@ -99,7 +122,7 @@ impl Template {
                 })?;
             let inner = std::str::from_utf8(&text[inner_start..close])
                 .map_err(|_| error("a placeholder holds bytes that are not UTF-8".into()))?;
-            let segment = placeholder(inner.trim(), data, position).map_err(error)?;
+            let segment = placeholder(inner.trim(), scope, position).map_err(error)?;
             if !literal.is_empty() {
                 segments.push(Segment::Literal(std::mem::take(&mut literal).into()));
             }
@@ -124,9 +147,9 @@ impl Template {
         })
     }
 
-    /// The data's columns the template names, each with whether it is in the request line
-    /// (before the template's first line break) or after it.
-    fn columns(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+    /// The template's placeholders, each with whether it is in the request line (before the
+    /// template's first line break) or after it.
+    fn placeholders(&self) -> impl Iterator<Item = (&Segment, bool)> + '_ {
         let mut in_request_line = true;
         self.segments
             .iter()
@@ -135,8 +158,26 @@ impl Template {
                     in_request_line &= memchr::memchr(b'\n', bytes).is_none();
                     None
                 }
-                Segment::Column(column) => Some((*column, in_request_line)),
-                Segment::Function(_) | Segment::UsernameToken(_) => None,
+                _ => Some((segment, in_request_line)),
+            })
+    }
+
+    /// The data's columns the template names, each with whether it is in the request line.
+    fn columns(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        self.placeholders()
+            .filter_map(|(segment, in_line)| match segment {
+                Segment::Column(column) => Some((*column, in_line)),
+                _ => None,
+            })
+    }
+
+    /// The flow's saved values the template names, each with whether it is in the request
+    /// line.
+    pub(crate) fn variables(&self) -> impl Iterator<Item = (usize, bool)> + '_ {
+        self.placeholders()
+            .filter_map(|(segment, in_line)| match segment {
+                Segment::Variable { index, .. } => Some((*index, in_line)),
+                _ => None,
             })
     }
 
@@ -187,6 +228,14 @@ impl Template {
                         out.extend_from_slice(fields.get(*column));
                     }
                 }
+                Segment::Variable { index, escape } => {
+                    let value = values.variables.get(*index).map_or(&[][..], Vec::as_slice);
+                    if *escape {
+                        escape_xml(value, out);
+                    } else {
+                        out.extend_from_slice(value);
+                    }
+                }
                 Segment::Function(function) => {
                     function.write(fill.seq, slot as u64, values.keys, body_len, out);
                 }
@@ -205,10 +254,15 @@ impl Template {
 /// `--data-order next` takes them) with `data`'s columns: what a run sends, for tests and the
 /// fuzzer.
 pub fn render_body(text: &[u8], data: Option<&Data>, seq: u64) -> Result<Vec<u8>, TemplateError> {
-    let template = Template::parse(text, "the body", data, Position::Body)?;
+    let scope = Scope {
+        data,
+        variables: &[],
+    };
+    let template = Template::parse(text, "the body", scope, Position::Body)?;
     let values = Values {
         data,
         keys: Keys::new(1),
+        variables: &[],
     };
     let row = data.map_or(0, |data| (seq % data.n_rows() as u64) as usize);
     let mut out = Vec::new();
@@ -216,15 +270,38 @@ pub fn render_body(text: &[u8], data: Option<&Data>, seq: u64) -> Result<Vec<u8>
     Ok(out)
 }
 
-/// What every request's templates read: the data and the run's keys.
+/// What a request's templates read: the data, the run's keys, and its connection's saved
+/// values (by [`Scope::variables`]' indices).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Values<'a> {
     pub(crate) data: Option<&'a Data>,
     pub(crate) keys: function::Keys,
+    pub(crate) variables: &'a [Vec<u8>],
 }
 
-/// A placeholder's segment: a column of `data`, else a function.
-fn placeholder(inner: &str, data: Option<&Data>, position: Position) -> Result<Segment, String> {
+/// Writes `text` as XML character data or an attribute's value: `&`, `<`, `>` and `"`
+/// escaped.
+pub(crate) fn escape_xml(text: &[u8], out: &mut Vec<u8>) {
+    for &byte in text {
+        match byte {
+            b'&' => out.extend_from_slice(b"&amp;"),
+            b'<' => out.extend_from_slice(b"&lt;"),
+            b'>' => out.extend_from_slice(b"&gt;"),
+            b'"' => out.extend_from_slice(b"&quot;"),
+            _ => out.push(byte),
+        }
+    }
+}
+
+/// Whether `name` is a function's (`wsse-username-token` among them).
+pub(crate) fn names_a_function(name: &str) -> bool {
+    // Any answer but "no such function" (an error on its arguments too) names one.
+    name == "wsse-username-token" || !matches!(Function::parse(name, "", Position::Head), Ok(None))
+}
+
+/// A placeholder's segment: a column of the scope's data, a saved value, else a function.
+fn placeholder(inner: &str, scope: Scope<'_>, position: Position) -> Result<Segment, String> {
+    let data = scope.data;
     let (name, arguments) = match inner.split_once(char::is_whitespace) {
         Some((name, arguments)) => (name, arguments.trim()),
         None => (inner, ""),
@@ -242,6 +319,21 @@ fn placeholder(inner: &str, data: Option<&Data>, position: Position) -> Result<S
             .map(|token| Segment::UsernameToken(Box::new(token)));
     }
     let column = data.and_then(|data| data.column(name));
+    let variable = scope.variables.iter().position(|v| v.name == name);
+    if let Some(index) = variable {
+        if column.is_some() || names_a_function(name) {
+            return Err(format!(
+                "{{{{{name}}}}} is a value a step saves and also a column or a function: rename the --save"
+            ));
+        }
+        if !arguments.is_empty() {
+            return Err(format!(
+                "{{{{{name}}}}} is a saved value and takes no arguments (found {arguments:?})"
+            ));
+        }
+        let escape = position == Position::Body && scope.variables[index].xml;
+        return Ok(Segment::Variable { index, escape });
+    }
     match (Function::parse(name, arguments, position)?, column) {
         (Some(_), Some(_)) => Err(format!(
             "{{{{{name}}}}} names both a function and a column of {}: rename the column",
@@ -290,6 +382,7 @@ impl RequestTemplate {
         let values = Values {
             data: None,
             keys: Keys { seed: 0, run: 0 },
+            variables: &[],
         };
         let (mut scratch, mut out) = (Vec::new(), Vec::new());
         self.render(Fill { seq: 0, row: 0 }, &values, &mut scratch, &mut out);
@@ -340,10 +433,12 @@ impl Filler {
         }
     }
 
-    pub(crate) fn values(&self) -> Values<'_> {
+    /// What a request's templates read, with its connection's saved values.
+    pub(crate) fn values<'a>(&'a self, variables: &'a [Vec<u8>]) -> Values<'a> {
         Values {
             data: self.data.as_ref(),
             keys: self.keys,
+            variables,
         }
     }
 

@@ -236,6 +236,7 @@ fn loadgen_mix(parts: &[(Case, u32)], seed: Option<u64>) -> Result<Mix, loadgen:
             reject_body: case.reject_body.clone(),
             check_xpath: Vec::new(),
             check_regex: Vec::new(),
+            saves: Vec::new(),
         })
         .collect();
     Mix::new(parts, seed.unwrap_or(loadgen::mix::DEFAULT_SEED))

@@ -87,7 +87,8 @@ pub enum Behaviour {
     /// `200` with [`BODY`] to every request, each kept whole (head and body) in
     /// [`TestServer::recorded`] in the order read.
     Record,
-    /// `200` with the request's body as its own, so that a test chooses each answer.
+    /// `200` with the request's body as its own, so that a test chooses each answer; each
+    /// request kept as [`Behaviour::Record`] keeps it.
     Echo,
 }
 
@@ -117,7 +118,8 @@ pub struct TestServer {
     pub first_request: Arc<Mutex<Option<Vec<u8>>>>,
     /// When the first request's head had arrived, on the wall clock.
     pub first_request_at: Arc<Mutex<Option<SystemTime>>>,
-    /// [`Behaviour::Record`]: every request read, head and body, in the order read.
+    /// [`Behaviour::Record`] and [`Behaviour::Echo`]: every request read, head and body, in the
+    /// order read.
     pub recorded: Arc<Mutex<Vec<Vec<u8>>>>,
     /// When each connection was accepted, on the wall clock.
     pub accepted_at: Arc<Mutex<Vec<SystemTime>>>,
@@ -270,7 +272,7 @@ fn serve(mut stream: impl Wire, behaviour: Behaviour, seen: &TestServer) {
             .lock()
             .unwrap()
             .get_or_insert_with(|| pending[..head_end + body_len].to_vec());
-        if behaviour == Behaviour::Record {
+        if matches!(behaviour, Behaviour::Record | Behaviour::Echo) {
             seen.recorded
                 .lock()
                 .unwrap()

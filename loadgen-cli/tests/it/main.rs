@@ -7,6 +7,7 @@
 mod ab;
 mod checks;
 mod deploy;
+mod flows;
 mod h2;
 mod metrics;
 mod mix;

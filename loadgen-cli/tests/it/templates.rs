@@ -17,7 +17,7 @@ pub(crate) struct Received {
     pub(crate) body: String,
 }
 
-fn received(server: &TestServer) -> Vec<Received> {
+pub(crate) fn received(server: &TestServer) -> Vec<Received> {
     server
         .recorded
         .lock()

@@ -232,6 +232,12 @@ impl PathCheck {
         result != self.negated
     }
 
+    /// Whether the expression is a path alone, which selects values (not a test of them): what
+    /// `--save` takes.
+    pub fn selects(&self) -> bool {
+        matches!(self.test, Test::Present) && !self.negated
+    }
+
     /// The first selected node's value, when there is one: how a fault's code is read.
     pub fn first_value(&self, body: &[u8], scratch: &mut Scratch) -> Option<Vec<u8>> {
         if self.needle.as_ref().is_some_and(|n| n.find(body).is_none()) {

@@ -48,15 +48,24 @@ impl Draft {
 }
 
 impl Draft {
-    /// `--template`, `--data FILE` (which implies it) and `--data-order`, checked against the
-    /// rest of the command line.
+    /// `--template`, `--data FILE` and a mix's `--save` (which imply it) and `--data-order`,
+    /// checked against the rest of the command line.
     pub(super) fn templating(&self) -> Result<Option<Templating>, UsageError> {
         if self.data_order.is_some() && self.data_file.is_none() {
             return Err(UsageError::usage(
                 "loadgen: --data-order orders the rows of --data FILE: give it",
             ));
         }
-        if !self.template && self.data_file.is_none() {
+        let flow = self.request.mix.as_ref().and_then(|mix| mix.flow.as_ref());
+        if flow.is_some() && self.request.http2 {
+            return Err(UsageError::usage(
+                "loadgen: a [flow] with --http2: flows are run over HTTP/1.x only, so far",
+            ));
+        }
+        // A saved value goes into templates: `--save` implies `--template`.
+        let saves =
+            (self.request.mix.iter()).any(|mix| mix.parts.iter().any(|p| !p.saves.is_empty()));
+        if !self.template && self.data_file.is_none() && !saves {
             return Ok(None);
         }
         if self.request.http2 {

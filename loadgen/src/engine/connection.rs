@@ -119,15 +119,16 @@ impl Connection {
         }
     }
 
-    /// Readies a new request (whether it counts, and its kind) that started at `now` (and,
-    /// under `--rate`, was due at `intended`). Returns whether it can go out on the open
-    /// stream; if not, [`connect`] comes next.
+    /// Readies a new request (whether it counts, its kind, and what fills its templates:
+    /// its number and row, and a flow's saved values) that started at `now` (and, under
+    /// `--rate`, was due at `intended`). Returns whether it can go out on the open stream; if
+    /// not, [`connect`] comes next.
     ///
     /// [`connect`]: Connection::connect
     pub(super) fn start(
         &mut self,
         plan: &Plan,
-        (counted, kind, fill): (bool, usize, Option<Fill>),
+        (counted, kind, fill, variables): (bool, usize, Option<Fill>, &[Vec<u8>]),
         intended: Instant,
         now: Instant,
         capture_server: bool,
@@ -138,7 +139,7 @@ impl Connection {
             (Some(template), Some(filler), Some(fill)) => {
                 template.render(
                     fill,
-                    &filler.values(),
+                    &filler.values(variables),
                     &mut self.scratch,
                     &mut self.rendered,
                 );

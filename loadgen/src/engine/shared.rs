@@ -73,6 +73,8 @@ pub struct Kind {
     pub(crate) body_checks: BodyChecks,
     /// Its checks among [`Plan::answer_checks`], a bit each.
     pub(crate) checks: u64,
+    /// A flow's part: the values its answers give the later steps.
+    pub(crate) saves: Vec<crate::flow::Saver>,
     pub(crate) expect_status: Option<u16>,
 }
 
@@ -83,6 +85,8 @@ pub struct Plan {
     pub kinds: Vec<Kind>,
     /// A mix's order: which kind request `i` of the run is.
     pub(crate) picker: Option<Picker>,
+    /// A mix's `[flow]`: each connection sends its steps in order, in place of `picker`'s.
+    pub(crate) flow: Option<crate::flow::FlowPlan>,
     /// `--template`: what fills the kinds' templates, and which row each request takes.
     pub(crate) filler: Option<crate::template::Filler>,
     /// `--metrics`: the counts a scrape reads while the run goes.
@@ -130,7 +134,8 @@ impl Plan {
         scratch: &mut Scratch,
     ) -> Verdict {
         let kind = &self.kinds[kind];
-        if !kind.body_checks.keeps() {
+        // A body kept for a flow's saves alone has nothing to judge.
+        if !self.answer_checks.reads_bodies(kind.checks) {
             return Verdict::default();
         }
         let whole = !parser.response().body_cut;

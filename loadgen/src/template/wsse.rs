@@ -97,7 +97,7 @@ impl UsernameToken {
         out.extend_from_slice(b"</wsu:Created><wsu:Expires>");
         write_date_time(now.saturating_add(EXPIRES_AFTER_MS), out);
         out.extend_from_slice(b"</wsu:Expires></wsu:Timestamp><wsse:UsernameToken><wsse:Username>");
-        escape(user, out);
+        super::escape_xml(user, out);
         out.extend_from_slice(b"</wsse:Username><wsse:Password Type=\"");
         out.extend_from_slice(PROFILE.as_bytes());
         let mut encoded = [0u8; 28];
@@ -113,7 +113,7 @@ impl UsernameToken {
             out.extend_from_slice(&encoded[..n]);
         } else {
             out.extend_from_slice(b"#PasswordText\">");
-            escape(password, out);
+            super::escape_xml(password, out);
         }
         out.extend_from_slice(b"</wsse:Password><wsse:Nonce EncodingType=\"");
         out.extend_from_slice(BASE64_BINARY.as_bytes());
@@ -132,17 +132,5 @@ fn value<'a>(argument: &'a Argument, fields: Option<&Fields<'a>>) -> &'a [u8] {
         (Argument::Literal(bytes), _) => bytes,
         (Argument::Column(column), Some(fields)) => fields.get(*column),
         (Argument::Column(_), None) => b"",
-    }
-}
-
-/// Writes `text` as XML character data: `&`, `<` and `>` escaped.
-fn escape(text: &[u8], out: &mut Vec<u8>) {
-    for &byte in text {
-        match byte {
-            b'&' => out.extend_from_slice(b"&amp;"),
-            b'<' => out.extend_from_slice(b"&lt;"),
-            b'>' => out.extend_from_slice(b"&gt;"),
-            _ => out.push(byte),
-        }
     }
 }
