@@ -88,6 +88,7 @@ for file in "$root"/post_files/*.xml; do
     { printf '//*[3]/text() > 2\0'; cat "$file"; } >"corpus/answer_check/$(basename "$file")"
 done
 printf '# weight name method path body [options]\n70 EchoStruct-20 POST /WSTest s.xml -T text/xml -H '"'"'SOAPAction: "a"'"'"' --expect-body R\n30 void GET - - --expect-status 200 --reject-body Fault\n' >corpus/mix_file/two
+printf -- '- login POST /l l.xml --save t=//token --save-regex '"'"'s=id=(\\d+)'"'"'\n- call POST /c c.xml -H '"'"'X: {{t}}'"'"'\n[flow]\nlogin\ncall x3\n' >corpus/mix_file/flow
 
 run_target() {
     local target=$1 log="$fuzz/artifacts/$1.log"

@@ -20,8 +20,12 @@ use crate::options::{Flow, Part, SaveFrom};
 use crate::stats::StepFailure;
 use crate::template::{RequestTemplate, TemplateError, Variable};
 
-/// A saved value longer than this fails its step: a connection holds a few of them.
-pub const MAX_SAVED_VALUE: usize = 64 << 10;
+/// The values a connection holds at once total at most this many bytes: a save past it fails
+/// its step, so that a server's answers cannot grow the client's memory (a connection holds
+/// at most this, and its kept body).
+pub const MAX_SAVED_BYTES: usize = 64 << 10;
+/// At most this many names saved in a flow.
+pub const MAX_SAVES: usize = 64;
 
 /// The run's flow: its steps as kinds, and its saved values.
 #[derive(Debug)]
@@ -79,6 +83,15 @@ pub(crate) fn variables(parts: &[Part]) -> Result<Vec<Variable>, TemplateError> 
                 }),
             }
         }
+    }
+    if variables.len() > MAX_SAVES {
+        return Err(TemplateError {
+            place: "the mix's [flow]".into(),
+            what: format!(
+                "{} names saved, past the {MAX_SAVES} a flow may have",
+                variables.len()
+            ),
+        });
     }
     Ok(variables)
 }
@@ -267,30 +280,32 @@ impl Progress {
         Ok(Some(started))
     }
 
-    /// Reads one saved value into its variable: false when the answer has none, or one its
-    /// placeholders' places cannot carry.
+    /// Reads one saved value into its variable: false when the answer has none, one its
+    /// placeholders' places cannot carry, or one past [`MAX_SAVED_BYTES`] with the others.
     fn save(&mut self, plan: &FlowPlan, saver: &Saver, body: &[u8], scratch: &mut Scratch) -> bool {
-        let value = &mut self.variables[saver.variable];
+        let index = saver.variable;
+        let others: usize =
+            self.variables.iter().map(Vec::len).sum::<usize>() - self.variables[index].len();
+        let value = &mut self.variables[index];
         value.clear();
-        match &saver.extract {
-            Extract::Path(path) => match path.first_value(body, scratch) {
-                Some(found) => value.extend_from_slice(&found),
-                None => return false,
-            },
-            Extract::Regex(regex) => match regex.captures(body) {
-                Some(captures) => {
-                    let found = captures.get(1).or_else(|| captures.get(0));
-                    value.extend_from_slice(found.map_or(&[][..], |m| m.as_bytes()));
-                }
-                None => return false,
-            },
+        let found = match &saver.extract {
+            Extract::Path(path) => path.first_value(body, scratch).map(|found| {
+                value.extend_from_slice(&found);
+            }),
+            Extract::Regex(regex) => regex.captures(body).map(|captures| {
+                let found = captures.get(1).or_else(|| captures.get(0));
+                value.extend_from_slice(found.map_or(&[][..], |m| m.as_bytes()));
+            }),
+        };
+        if found.is_none() {
+            return false;
         }
-        if value.len() > MAX_SAVED_VALUE {
+        if others + value.len() > MAX_SAVED_BYTES {
             value.clear();
             value.shrink_to(0);
             return false;
         }
-        match plan.places[saver.variable] {
+        match plan.places[index] {
             Place::Body => true,
             Place::Head => !value.iter().any(|&b| b.is_ascii_control() && b != b'\t'),
             Place::RequestLine => !value.iter().any(|&b| b.is_ascii_control() || b == b' '),

@@ -11,19 +11,25 @@ use testkit::servers::{Behaviour, TestServer};
 use crate::runs::{loadgen, temp};
 use crate::templates::{Received, received};
 
-/// The login's answer holds a fresh token (with a `&` escaped, to be read back unescaped),
-/// and a line break.
-const LOGIN: &str = "<Envelope><Body><LoginResponse><token>T-{{uuid}}&amp;x</token></LoginResponse>\n</Body></Envelope>";
+/// The login's answer holds a fresh token (with a `&` escaped, to be read back unescaped, and
+/// a placeholder's braces, which a saved value writes as they are), and a line break.
+const LOGIN: &str = "<Envelope><Body><LoginResponse><token>T-{{uuid}}&amp;x{{{{seq}}</token></LoginResponse>\n</Body></Envelope>";
 const CALL: &str =
     "<Envelope><Body><Call><session>{{token}}</session><n>{{seq}}</n></Call></Body></Envelope>";
 const LOGOUT: &str =
     "<Envelope><Body><Logout><session>{{token}}</session></Logout></Body></Envelope>";
 
-/// The flow's three bodies as files, and a mix file of `parts` (`{login}`, `{call}` and
-/// `{logout}` in it the bodies) and `steps`.
+/// The flow's bodies as files, and a mix file of `parts` (`{login}`, `{call}`, `{logout}` and
+/// `{big}`, a token of 70,000 bytes, in it the bodies) and `steps`.
 fn mix_file(tag: &str, parts: &str, steps: &str) -> String {
     let mut text = parts.to_owned();
-    for (name, body) in [("login", LOGIN), ("call", CALL), ("logout", LOGOUT)] {
+    let big = format!("<token>{}</token>", "x".repeat(70_000));
+    for (name, body) in [
+        ("login", LOGIN),
+        ("call", CALL),
+        ("logout", LOGOUT),
+        ("big", big.as_str()),
+    ] {
         let path = temp(&format!("flow-{tag}-{name}.xml"));
         std::fs::write(&path, body).unwrap();
         text = text.replace(&format!("{{{name}}}"), &path.display().to_string());
@@ -94,7 +100,14 @@ fn a_flow_carries_each_connections_token_into_its_calls() {
     let mut carried: HashMap<String, Vec<&str>> = HashMap::new();
     for request in &requests {
         let target = request.request_line.split(' ').nth(1).unwrap();
-        assert!(!request.body.contains("{{"), "unfilled: {}", request.body);
+        assert!(
+            !["{{token}}", "{{sid}}"]
+                .iter()
+                .any(|p| request.body.contains(p) || request.head.contains(p)),
+            "unfilled: {}{}",
+            request.head,
+            request.body
+        );
         if target == "/login" {
             let token = element(&request.body, "token")
                 .unwrap()
@@ -112,7 +125,8 @@ fn a_flow_carries_each_connections_token_into_its_calls() {
         assert!(
             element(&request.body, "session")
                 .unwrap()
-                .ends_with("&amp;x")
+                .ends_with("&amp;x{{seq}}"),
+            "escaped again for XML; the braces a value holds are no placeholder"
         );
         if target == "/call" {
             assert_eq!(header(request, "X-Session"), Some(session.as_str()));
@@ -188,6 +202,13 @@ const FAILING: &[Failing] = &[
     Failing {
         name: "a saved value bound for a header holds a line break: the save fails",
         parts: "- login POST /login {login} --save-regex 'token=(?s)<Body>(.*)</Body>'\n- call POST /call {call} -H 'X-T: {{token}}'\n- logout POST /logout {logout}\n",
+        received: &["/login", "/login"],
+        line: "  1 login: 10 (answer 0, no answer 0, save 10)",
+        steps: r#"[{"name":"login","answer":0,"no_answer":0,"save":10},{"name":"call x3","answer":0,"no_answer":0,"save":0},{"name":"logout","answer":0,"no_answer":0,"save":0}]"#,
+    },
+    Failing {
+        name: "a saved value past 64 KiB: the save fails",
+        parts: "- login POST /login {big} --save token=//token\n- call POST /call {call}\n- logout POST /logout {logout}\n",
         received: &["/login", "/login"],
         line: "  1 login: 10 (answer 0, no answer 0, save 10)",
         steps: r#"[{"name":"login","answer":0,"no_answer":0,"save":10},{"name":"call x3","answer":0,"no_answer":0,"save":0},{"name":"logout","answer":0,"no_answer":0,"save":0}]"#,
@@ -367,8 +388,17 @@ fn flows_that_cannot_run_are_refused_before_the_first_request() {
             &["--http2"],
         ),
     ];
+    // More names saved than a flow may have.
+    let many: String = (0..65).map(|i| format!(" --save v{i}=//token")).collect();
+    let many = format!("- login POST /l {{login}}{many}\n- call POST /c {{call}}\n");
+    let many = [(
+        many.as_str(),
+        "login\ncall\n",
+        "the mix's [flow]: 65 names saved, past the 64 a flow may have",
+        &[][..],
+    )];
     let mut failures = Vec::new();
-    for (index, (parts, steps, message, extra)) in cases.iter().enumerate() {
+    for (index, (parts, steps, message, extra)) in cases.iter().chain(&many).enumerate() {
         let mix = mix_file(&format!("bad{index}"), parts, steps);
         let mut args = vec!["-c", "1", "-n", "5", "--mix", &mix];
         args.extend_from_slice(extra);
