@@ -26,6 +26,9 @@ use suite::target::{ServerTls, Target, TargetSpec};
 
 use crate::workspace::{self, Measured, append_result, field, median_of, run_pinned};
 
+mod inputs;
+use inputs::{flow_file, template_files, wrk_script};
+
 /// loadgen's cost per request beside the other clients'.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -58,6 +61,11 @@ pub(crate) struct Args {
     /// the whole answer); only loadgen's runs and the floor.
     #[arg(long, conflicts_with_all = ["tls", "new_connections", "http2"])]
     xpath: bool,
+    /// Also loadgen running a flow (`--mix` with a `[flow]`): a login (EchoStruct-20, its
+    /// answer's first string saved by `--save`) then nine calls (EchoStruct-20 with the saved
+    /// value in its body, a template); only loadgen's runs and the floor.
+    #[arg(long, conflicts_with_all = ["tls", "new_connections", "http2"])]
+    flow: bool,
     /// Where the table is appended (default: docs/results/bench-loadgen.md).
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -122,6 +130,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .template
         .then(|| template_files(&case, 10_000))
         .transpose()?;
+    let flow = args.flow.then(|| flow_file(&case)).transpose()?;
     let lua = std::env::temp_dir().join(format!("xtask-wrk-{}.lua", std::process::id()));
     std::fs::write(&lua, wrk_script(&case)?)?;
     let mut rounds: BTreeMap<&str, Vec<Round>> = BTreeMap::new();
@@ -144,10 +153,25 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 let at = command.iter().position(|word| word == "-p").context("-p")?;
                 command.splice(at..at, ["--check-xpath".to_owned(), XPATH_CHECK.to_owned()]);
             }
+            if let (true, Some(mix)) = (*name == "flow", &flow) {
+                let at = command.iter().position(|word| word == "-p").context("-p")?;
+                command[at] = "--mix".to_owned();
+                command[at + 1] = mix.display().to_string();
+            }
             let measured = run_pinned(&client_cpu, program, &command)?;
-            if *name == "xpath" && field(&measured.stdout(), "Failed requests:") != Some(0.0) {
+            // A flow's pass that fails (a save that finds nothing) fails no request.
+            let flows_failed = *name == "flow"
+                && !(measured.stdout().lines()).any(|line| {
+                    line.starts_with("Flows:")
+                        && line.contains(" done (")
+                        && line.contains(", 0 failed (")
+                });
+            if flows_failed
+                || matches!(*name, "xpath" | "flow")
+                    && field(&measured.stdout(), "Failed requests:") != Some(0.0)
+            {
                 bail!(
-                    "the xpath run's check failed on some answers:\n{}",
+                    "the {name} run failed on some answers:\n{}",
                     measured.stdout()
                 );
             }
@@ -172,6 +196,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if let Some((body, data)) = &template {
         let _ = (std::fs::remove_file(body), std::fs::remove_file(data));
     }
+    if let Some(mix) = &flow {
+        let _ = std::fs::remove_file(mix);
+    }
     let mut text = table(&stamp, args, &tools, &rounds);
     drop(ceiling);
     if !args.tls && !args.new_connections && !args.http2 {
@@ -189,6 +216,9 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
     if args.xpath {
         tools.push(("xpath", release.join("loadgen")));
     }
+    if args.flow {
+        tools.push(("flow", release.join("loadgen")));
+    }
     if let Some(before) = &args.before {
         tools.push(("before", before.clone()));
     }
@@ -198,7 +228,7 @@ fn tools(args: &Args, release: &Path) -> Vec<(&'static str, PathBuf)> {
         }
         return tools;
     }
-    if !args.loadgen_only && !args.template && !args.xpath {
+    if !args.loadgen_only && !args.template && !args.xpath && !args.flow {
         tools.push(("ab", PathBuf::from("ab")));
         if !args.new_connections {
             tools.push(("wrk", PathBuf::from("wrk")));
@@ -227,30 +257,32 @@ fn command_of(
     let n = args.requests.to_string();
     let keep_alive = || (!args.new_connections).then(|| "-k".to_owned());
     let mut command: Vec<String> = match tool {
-        "loadgen" | "before" | "template" | "xpath" => ["--threads", "1", "-q", "-c", "30", "-n"]
-            .map(String::from)
-            .into_iter()
-            .chain([n])
-            .chain(keep_alive())
-            .chain(
-                args.tls
-                    .then(|| ["--tls-groups".to_owned(), "X25519".to_owned()])
-                    .into_iter()
-                    .flatten(),
-            )
-            .chain(
-                (args.tls && args.http2)
-                    .then(|| ["-Z".to_owned(), "TLS_AES_128_GCM_SHA256".to_owned()])
-                    .into_iter()
-                    .flatten(),
-            )
-            .chain(
-                args.http2
-                    .then(|| ["--http2".to_owned(), "--streams=10".to_owned()])
-                    .into_iter()
-                    .flatten(),
-            )
-            .collect(),
+        "loadgen" | "before" | "template" | "xpath" | "flow" => {
+            ["--threads", "1", "-q", "-c", "30", "-n"]
+                .map(String::from)
+                .into_iter()
+                .chain([n])
+                .chain(keep_alive())
+                .chain(
+                    args.tls
+                        .then(|| ["--tls-groups".to_owned(), "X25519".to_owned()])
+                        .into_iter()
+                        .flatten(),
+                )
+                .chain(
+                    (args.tls && args.http2)
+                        .then(|| ["-Z".to_owned(), "TLS_AES_128_GCM_SHA256".to_owned()])
+                        .into_iter()
+                        .flatten(),
+                )
+                .chain(
+                    args.http2
+                        .then(|| ["--http2".to_owned(), "--streams=10".to_owned()])
+                        .into_iter()
+                        .flatten(),
+                )
+                .collect()
+        }
         "h2load" => {
             let mut command: Vec<String> = ["-t", "1", "-c", "30", "-m", "10", "-n"]
                 .map(String::from)
@@ -325,60 +357,6 @@ fn command_of(
     }
     command.push(url);
     command
-}
-
-/// EchoStruct-20's body with each item's int and string as `{{id}}` and `{{name}}`, and a CSV
-/// of `rows` of them (`id` from 0, `name` "wstest N", near the fixed body's own lengths), in
-/// the temporary folder.
-fn template_files(case: &Case, rows: u32) -> anyhow::Result<(PathBuf, PathBuf)> {
-    let body = std::fs::read_to_string(&case.body_file)?;
-    let mut template = String::with_capacity(body.len());
-    let mut rest = body.as_str();
-    while let Some(open) = rest.find("<i>") {
-        let item = &rest[open..];
-        let end = item.find("</s>").context("an item without <s>")?;
-        let (i_end, s_start) = (
-            item.find("</i>").context("<i>")?,
-            item.find("<s>").context("<s>")?,
-        );
-        template.push_str(&rest[..open]);
-        template.push_str("<i>{{id}}");
-        template.push_str(&item[i_end..s_start]);
-        template.push_str("<s>{{name}}");
-        rest = &item[end..];
-    }
-    template.push_str(rest);
-    let mut data = String::from("id,name\n");
-    for row in 0..rows {
-        data.push_str(&format!("{row},wstest {row}\n"));
-    }
-    let dir = std::env::temp_dir();
-    let (body_file, data_file) = (
-        dir.join(format!("xtask-template-{}-{rows}.xml", std::process::id())),
-        dir.join(format!("xtask-template-{}-{rows}.csv", std::process::id())),
-    );
-    std::fs::write(&body_file, template)?;
-    std::fs::write(&data_file, data)?;
-    Ok((body_file, data_file))
-}
-
-/// A wrk script that posts the case's body with its headers.
-fn wrk_script(case: &Case) -> anyhow::Result<String> {
-    let quote = |text: &str| format!("{text:?}");
-    let mut script = format!(
-        "local f = assert(io.open({}, \"rb\"))\nwrk.method = \"POST\"\nwrk.body = f:read(\"*a\")\nf:close()\nwrk.headers[\"Content-Type\"] = {}\n",
-        quote(&case.body_file.display().to_string()),
-        quote(&case.content_type)
-    );
-    for header in &case.headers {
-        let (name, value) = header.split_once(':').context("a header without a colon")?;
-        script.push_str(&format!(
-            "wrk.headers[{}] = {}\n",
-            quote(name.trim()),
-            quote(value.trim())
-        ));
-    }
-    Ok(script)
 }
 
 /// Requests completed and requests per second, from a tool's output (the floor reports no rate).
@@ -492,11 +470,12 @@ fn table(
         } else {
             ""
         },
-        match (args.loadgen_only, args.template, args.xpath) {
+        match (args.loadgen_only, args.template, args.xpath, args.flow) {
             (true, ..) => " --loadgen-only",
-            (false, true, _) => " --template",
-            (false, false, true) => " --xpath",
-            (false, false, false) => "",
+            (false, true, ..) => " --template",
+            (false, false, true, _) => " --xpath",
+            (false, false, false, true) => " --flow",
+            (false, false, false, false) => "",
         },
         if args.new_connections { "no -k" } else { "-k" },
     );
@@ -524,6 +503,12 @@ fn table(
         out.push_str(&format!(
             "\nxpath's CPU a request ÷ the unchecked run's (loadgen's): {} (`--check-xpath '{XPATH_CHECK}'`)\n",
             show(ratio("xpath", "loadgen"))
+        ));
+    }
+    if rounds.contains_key("flow") {
+        out.push_str(&format!(
+            "\nflow's CPU a request ÷ the fixed body's (loadgen's): {} (a pass: a login whose answer's twentieth string, near its end, is saved by `--save`, then nine calls that send it in their body)\n",
+            show(ratio("flow", "loadgen"))
         ));
     }
     for other in ["before", "wrk"] {

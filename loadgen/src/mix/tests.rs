@@ -178,6 +178,11 @@ call x2
     );
     let again = Mix::parse(&mix.to_file(), "again", folder, 1).unwrap();
     assert_eq!(again, mix);
+    // Steps named as a section or a comment would be are written back quoted.
+    let odd =
+        "- '[flow]' GET / -\n- '#x' GET / -\n- 'a b' GET / -\n[flow]\n'[flow]' x2\n'#x'\n'a b'\n";
+    let odd = Mix::parse(odd, "odd.mix", folder, 1).unwrap();
+    assert_eq!(Mix::parse(&odd.to_file(), "again", folder, 1).unwrap(), odd);
     // Saves need a flow, in a file and in code alike.
     let mut part = part("p", 1);
     part.saves = mix.parts[0].saves.clone();
