@@ -143,21 +143,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         }
         for (name, program) in order {
             let mut command = command_of(name, args, &case, &ceiling, &lua, loadgen_seconds);
-            if let (true, Some((body, data))) = (*name == "template", &template) {
-                // The fixed body's -p replaced by the template's, fed by the data.
-                let at = command.iter().position(|word| word == "-p").context("-p")?;
-                command[at + 1] = body.display().to_string();
-                command.splice(at..at, ["--data".to_owned(), data.display().to_string()]);
-            }
-            if *name == "xpath" {
-                let at = command.iter().position(|word| word == "-p").context("-p")?;
-                command.splice(at..at, ["--check-xpath".to_owned(), XPATH_CHECK.to_owned()]);
-            }
-            if let (true, Some(mix)) = (*name == "flow", &flow) {
-                let at = command.iter().position(|word| word == "-p").context("-p")?;
-                command[at] = "--mix".to_owned();
-                command[at + 1] = mix.display().to_string();
-            }
+            with_inputs(name, &mut command, template.as_ref(), flow.as_deref())?;
             let measured = run_pinned(&client_cpu, program, &command)?;
             // A flow's pass that fails (a save that finds nothing) fails no request.
             let flows_failed = *name == "flow"
@@ -205,6 +191,36 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         text.push_str(&peak_memory(&release, &case, args.template)?);
     }
     append_result("bench-loadgen.md", args.output.as_deref(), &text)
+}
+
+/// Turns loadgen's command into `name`'s: the template's body and data, the xpath check, or
+/// the flow's mix file in place of the fixed body.
+fn with_inputs(
+    name: &str,
+    command: &mut Vec<String>,
+    template: Option<&(PathBuf, PathBuf)>,
+    flow: Option<&Path>,
+) -> anyhow::Result<()> {
+    let at = command.iter().position(|word| word == "-p");
+    match (name, template, flow) {
+        ("template", Some((body, data)), _) => {
+            // The fixed body's -p replaced by the template's, fed by the data.
+            let at = at.context("-p")?;
+            command[at + 1] = body.display().to_string();
+            command.splice(at..at, ["--data".to_owned(), data.display().to_string()]);
+        }
+        ("xpath", ..) => {
+            let at = at.context("-p")?;
+            command.splice(at..at, ["--check-xpath".to_owned(), XPATH_CHECK.to_owned()]);
+        }
+        ("flow", _, Some(mix)) => {
+            let at = at.context("-p")?;
+            command[at] = "--mix".to_owned();
+            command[at + 1] = mix.display().to_string();
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The tools in the order they run in each round.
