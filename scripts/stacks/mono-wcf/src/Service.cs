@@ -219,6 +219,9 @@ namespace WSTest
         public static int Main(string[] args)
         {
             int port = args.Length > 0 ? int.Parse(args[0]) : 8082;
+            // `--metadata`: WCF's own ?wsdl (and ?xsd=xsdN) on the service's address, for
+            // scripts/wcf-wsdl.sh; the benchmark runs without it.
+            bool metadata = args.Length > 1 && args[1] == "--metadata";
             // WCF's BasicHttpBinding as the WSTest runs configured it: SOAP 1.1, buffered
             // transfer; quotas raised past the largest WSTest message (GetOrder-100000 is the
             // service's own answer; EchoStruct and EchoList requests stay under 100 KB).
@@ -249,6 +252,10 @@ namespace WSTest
                 throttle.MaxConcurrentCalls = 1000;
                 throttle.MaxConcurrentSessions = 1000;
                 throttle.MaxConcurrentInstances = 1000;
+                if (metadata)
+                {
+                    host.Description.Behaviors.Add(new ServiceMetadataBehavior { HttpGetEnabled = true });
+                }
                 var debug = host.Description.Behaviors.Find<ServiceDebugBehavior>();
                 if (debug != null)
                 {
