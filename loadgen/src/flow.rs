@@ -77,6 +77,13 @@ pub(crate) fn variables(parts: &[Part]) -> Result<Vec<Variable>, TemplateError> 
                     });
                 }
                 Some(_) => {}
+                // Refused at the first past the limit: the search above stays short.
+                None if variables.len() == MAX_SAVES => {
+                    return Err(TemplateError {
+                        place: "the mix's [flow]".into(),
+                        what: format!("more than the {MAX_SAVES} names a flow may save"),
+                    });
+                }
                 None => variables.push(Variable {
                     name: save.name.clone(),
                     xml,
@@ -84,37 +91,38 @@ pub(crate) fn variables(parts: &[Part]) -> Result<Vec<Variable>, TemplateError> 
             }
         }
     }
-    if variables.len() > MAX_SAVES {
-        return Err(TemplateError {
-            place: "the mix's [flow]".into(),
-            what: format!(
-                "{} names saved, past the {MAX_SAVES} a flow may have",
-                variables.len()
-            ),
-        });
-    }
     Ok(variables)
 }
 
-/// A part's savers, against the flow's `variables`.
-pub(crate) fn savers(part: &Part, variables: &[Variable]) -> Vec<Saver> {
-    part.saves
-        .iter()
-        .map(|save| Saver {
-            variable: variables
-                .iter()
-                .position(|v| v.name == save.name)
-                .expect("every save is among the variables"),
-            extract: match &save.from {
-                SaveFrom::Path(path) => Extract::Path(Box::new(
-                    PathCheck::parse(path).expect("the mix file checked the path"),
-                )),
-                SaveFrom::Regex(regex) => {
-                    Extract::Regex(crate::check::regex(regex).expect("the mix file checked it"))
+/// A part's savers, against the flow's `variables`; an expression that does not read (a mix
+/// made in code is not checked as a file's lines are) is refused.
+pub(crate) fn savers(part: &Part, variables: &[Variable]) -> Result<Vec<Saver>, TemplateError> {
+    let refuse = |what: String| TemplateError {
+        place: format!("the part {}", part.name),
+        what,
+    };
+    let mut savers = Vec::with_capacity(part.saves.len());
+    for save in &part.saves {
+        let variable = (variables.iter().position(|v| v.name == save.name))
+            .ok_or_else(|| refuse(format!("--save {} is not among the flow's", save.name)))?;
+        let extract = match &save.from {
+            SaveFrom::Path(path) => {
+                let path = PathCheck::parse(path).map_err(|error| refuse(error.to_string()))?;
+                if !path.selects() {
+                    return Err(refuse(format!(
+                        "--save {}: a test selects no value",
+                        save.name
+                    )));
                 }
-            },
-        })
-        .collect()
+                Extract::Path(Box::new(path))
+            }
+            SaveFrom::Regex(regex) => Extract::Regex(
+                crate::check::regex(regex).map_err(|error| refuse(error.to_string()))?,
+            ),
+        };
+        savers.push(Saver { variable, extract });
+    }
+    Ok(savers)
 }
 
 impl FlowPlan {

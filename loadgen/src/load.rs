@@ -214,7 +214,7 @@ fn kinds_of(
                 )
                 .with_context(|| format!("in the mix's part {}", part.name))?;
                 kind.check_answers(answer_checks, bits);
-                kind.saves = flow::savers(part, scope.variables);
+                kind.saves = flow::savers(part, scope.variables)?;
                 if !kind.saves.is_empty() {
                     kind.body_checks =
                         std::mem::take(&mut kind.body_checks).keeping(MAX_CHECKED_BODY);

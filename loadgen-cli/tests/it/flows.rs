@@ -394,7 +394,7 @@ fn flows_that_cannot_run_are_refused_before_the_first_request() {
     let many = [(
         many.as_str(),
         "login\ncall\n",
-        "the mix's [flow]: 65 names saved, past the 64 a flow may have",
+        "the mix's [flow]: more than the 64 names a flow may save",
         &[][..],
     )];
     let mut failures = Vec::new();

@@ -183,6 +183,11 @@ call x2
         "- '[flow]' GET / -\n- '#x' GET / -\n- 'a b' GET / -\n[flow]\n'[flow]' x2\n'#x'\n'a b'\n";
     let odd = Mix::parse(odd, "odd.mix", folder, 1).unwrap();
     assert_eq!(Mix::parse(&odd.to_file(), "again", folder, 1).unwrap(), odd);
+    // A flow's times are not a block's weights: a million calls a pass are a flow.
+    let long = "- login GET / -\n- call GET / -\n[flow]\nlogin\ncall x1000000\n";
+    let long = Mix::parse(long, "long.mix", folder, 1).unwrap();
+    assert_eq!(long.parts[1].weight, 1_000_000);
+    assert!(long.picker().kind(999_999_999) < 2);
     // Saves need a flow, in a file and in code alike.
     let mut part = part("p", 1);
     part.saves = mix.parts[0].saves.clone();
