@@ -139,13 +139,14 @@ impl Matrix<'_> {
             .filter(|cell| cell.result.wrong.is_none())
             .count()
             * self.repeat as usize;
-        let mut progress = Progress::new(n_timed);
+        let mut progress = Progress::new(n_timed, self.warmup + self.duration);
         for _ in 0..self.repeat {
             for cell in cells.iter_mut().filter(|cell| cell.result.wrong.is_none()) {
                 let target = &mut targets[cell.target];
                 let key = &cell.result;
                 progress.show(&key.target, &key.client, &key.test, key.concurrency);
                 let figures = self.time(cell, target)?;
+                progress.timed(&cell.result, figures.requests_per_second);
                 cell.result.runs.push(figures);
             }
         }
@@ -370,7 +371,9 @@ impl Matrix<'_> {
     }
 }
 
-/// `cell 3 of 24: wstest, loadgen, EchoList-20, c=30, 12 s` on a terminal; nothing on a pipe.
+/// `cell 3 of 24: wstest, loadgen, EchoList-20, c=30, 12 s` on a terminal, rewritten in place
+/// as each cell starts; through a pipe (a CI log, `nohup`, a pod's log), how long the cells will
+/// take, then a line as each ends with its rate, so that a log shows the run going on.
 struct Progress {
     n_cells: usize,
     done: usize,
@@ -379,12 +382,23 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(n_cells: usize) -> Progress {
+    /// The progress of `n_cells` timed cells of `each` (warm-up and measured phase) at least.
+    fn new(n_cells: usize, each: Duration) -> Progress {
+        let live = std::io::stderr().is_terminal();
+        if !live && n_cells > 0 {
+            let least = (each.as_secs_f64() * n_cells as f64).round() as u64;
+            eprintln!(
+                "timing {n_cells} cells of {:.0} s each: at least {} min {} s",
+                each.as_secs_f64(),
+                least / 60,
+                least % 60
+            );
+        }
         Progress {
             n_cells,
             done: 0,
             started: Instant::now(),
-            live: std::io::stderr().is_terminal(),
+            live,
         }
     }
 
@@ -396,6 +410,22 @@ impl Progress {
                 "\r\x1b[2Kcell {} of {}: {target}, {client}, {test}, c={concurrency}, {:.0} s",
                 self.done,
                 self.n_cells,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+
+    /// Through a pipe, the cell that just ended and its rate.
+    fn timed(&self, cell: &CellResult, requests_per_second: f64) {
+        if !self.live {
+            eprintln!(
+                "cell {} of {}: {}, {}, {}, c={}, {:.0} s, {requests_per_second:.0} req/s",
+                self.done,
+                self.n_cells,
+                cell.target,
+                cell.client,
+                cell.test,
+                cell.concurrency,
                 self.started.elapsed().as_secs_f64()
             );
         }
