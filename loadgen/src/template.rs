@@ -5,10 +5,10 @@
 //!
 //! A placeholder is `{{` a name and its arguments `}}`; `{{{{` writes a literal `{{`. The
 //! names: a column of the data file ([`data`]), a value a flow's earlier step saved from its
-//! answer (`--save`: a [`Variable`] of the [`Scope`]), or a function ([`function`]): `seq`, `random LO HI`,
-//! `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head, `content-length` (the rendered
-//! body's length, which the request builder writes itself); in the body,
-//! `wsse-username-token` ([`wsse`]: a WS-Security header).
+//! answer (`--save`: a `Variable` of the template's `Scope`), or a function ([`function`]):
+//! `seq`, `random LO HI`, `uuid`, `now [±N(s|m|h|d)]`, `pick a|b|c`, and, in the head,
+//! `content-length` (the rendered body's length, which the request builder writes itself); in
+//! the body, `wsse-username-token` ([`wsse`]: a WS-Security header).
 //!
 //! Which values a request takes is fixed by its number in the test (`seq`), its connection
 //! (a user), `--seed` and `--data-order`: the same command sends the same rows and random
