@@ -38,12 +38,25 @@ use serde::{Deserialize, Serialize};
 pub fn write_stdout(args: std::fmt::Arguments<'_>) {
     use std::io::Write as _;
     if let Err(error) = std::io::stdout().lock().write_fmt(args) {
-        if error.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(141);
-        }
-        eprintln!("cannot write to standard output: {error}");
-        std::process::exit(1);
+        stdout_failed(&error);
     }
+}
+
+/// Flushes standard output, as [`write_stdout`] writes: a reader that has gone ends the
+/// process with 141.
+pub fn flush_stdout() {
+    use std::io::Write as _;
+    if let Err(error) = std::io::stdout().flush() {
+        stdout_failed(&error);
+    }
+}
+
+fn stdout_failed(error: &std::io::Error) -> ! {
+    if error.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(141);
+    }
+    eprintln!("cannot write to standard output: {error}");
+    std::process::exit(1);
 }
 
 /// `print!` through [`write_stdout`].

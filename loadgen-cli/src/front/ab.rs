@@ -1,7 +1,6 @@
 //! `loadgen [ab's options] URL`: ab's front end around [`loadgen::load`]. Each step is a
 //! function: announce, print the head of the report, load, print the report, write the files.
 
-use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -35,7 +34,7 @@ pub(crate) fn run(options: &Options, command_line: &[String]) -> anyhow::Result<
     let heartbeat = Heartbeat::of(options);
     announce_unverified(options);
     let start_wall = announce_start(options, &plan);
-    print_head(options, &plan, &info, heartbeat.is_some())?;
+    print_head(options, &plan, &info, heartbeat.is_some());
 
     let interrupted = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))
@@ -138,22 +137,14 @@ fn announce_start(options: &Options, plan: &Plan) -> Option<SystemTime> {
 }
 
 /// ab's banner and `Benchmarking` line, and with `-v 2` the request's head.
-fn print_head(
-    options: &Options,
-    plan: &Plan,
-    info: &RunInfo,
-    progress_lines: bool,
-) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
+fn print_head(options: &Options, plan: &Plan, info: &RunInfo, progress_lines: bool) {
+    // Through `host::out!`: a reader gone after the banner's first line (`| head -1`) ends
+    // loadgen with 141, as any later write would.
     if options.output.display.html {
-        write!(stdout, "{}", report::banner(true))?;
+        host::out!("{}", report::banner(true));
     } else {
-        write!(stdout, "{}", report::banner(false))?;
-        write!(
-            stdout,
-            "{}",
-            report::benchmarking_line(info, progress_lines)
-        )?;
+        host::out!("{}", report::banner(false));
+        host::out!("{}", report::benchmarking_line(info, progress_lines));
     }
     if options.output.verbosity >= 2 {
         // ab's one request; a mix's kinds each in turn.
@@ -161,11 +152,10 @@ fn print_head(
             let request = &kind.request;
             let head = String::from_utf8_lossy(&request.bytes[..request.head_len]);
             let method = head.split(' ').next().unwrap_or_default();
-            write!(stdout, "INFO: {method} header == \n---\n{head}\n---\n")?;
+            host::out!("INFO: {method} header == \n---\n{head}\n---\n");
         }
     }
-    stdout.flush()?;
-    Ok(())
+    host::flush_stdout();
 }
 
 /// ab's report, in text with loadgen's section after it, or ab's HTML.
@@ -184,7 +174,7 @@ fn print_report(
         out
     };
     host::out!("{out}");
-    std::io::stdout().flush()?;
+    host::flush_stdout();
     Ok(())
 }
 

@@ -3,8 +3,6 @@
 //! formats of a single run but `-g`, which needs each request's times that the files do not
 //! keep.
 
-use std::io::Write as _;
-
 use anyhow::Context as _;
 
 use super::files;
@@ -82,7 +80,7 @@ fn print_report(merged: &Merged, table: Option<&Table>) -> anyhow::Result<()> {
     let mut out = report::ab_text(&merged.info, &merged.results, table, &display);
     out.push_str(&report::extended(&merged.info, &merged.results, table));
     host::out!("{out}");
-    std::io::stdout().flush()?;
+    host::flush_stdout();
     Ok(())
 }
 
