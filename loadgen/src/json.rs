@@ -13,7 +13,7 @@ use host::Machine;
 use tls::client::Negotiated;
 
 use crate::pace::Pace;
-use crate::report::{QUANTILES, RunInfo};
+use crate::report::{QUANTILES, RunInfo, per_second};
 use crate::shard::Shard;
 use crate::stats::{
     CheckCounts, CheckFailures, Counters, FlowCounts, Histograms, KindResults, KindStats, Results,
@@ -172,11 +172,7 @@ impl FlowRecord {
             complete: flows.complete,
             failed: flows.failed(),
             unfinished: flows.unfinished,
-            flows_per_second: if time_taken > 0.0 {
-                flows.complete as f64 / time_taken
-            } else {
-                0.0
-            },
+            flows_per_second: per_second(flows.complete, time_taken),
             latency_us: quantiles(&flows.latency),
             steps: flows.steps.clone(),
             latency: encode(&flows.latency),
@@ -350,11 +346,7 @@ pub fn build(context: &Context<'_>, results: &Results, table: Option<&Table>) ->
                     non_2xx: stats.non_2xx,
                     body_bytes_received: stats.body_bytes_received,
                     document_length: kind.document_length,
-                    requests_per_second: if t > 0.0 {
-                        stats.complete as f64 / t
-                    } else {
-                        0.0
-                    },
+                    requests_per_second: per_second(stats.complete, t),
                     latency_us: quantiles(&stats.total),
                     corrected_latency_us: context.info.rate.map(|_| quantiles(&stats.corrected)),
                     total: encode(&stats.total),

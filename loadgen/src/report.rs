@@ -423,14 +423,10 @@ pub fn extended(info: &RunInfo, results: &Results, table: Option<&Table>) -> Str
         kinds::table(w, info, results);
     }
     if let Some(flows) = &results.flows {
-        flows::section(w, flows, results.time_taken);
+        flows::section(w, flows, per_second(flows.complete, results.time_taken));
     }
     if let Some(rate) = info.rate {
-        let achieved = if results.time_taken > 0.0 {
-            c.complete as f64 / results.time_taken
-        } else {
-            0.0
-        };
+        let achieved = per_second(c.complete, results.time_taken);
         let shape = if rate.is_ramp() {
             " (a linear ramp)"
         } else {
@@ -534,6 +530,15 @@ fn checks(w: &mut String, results: &Results, soap_faults: bool) {
             "Faults:                 {codes} ({faults} of {complete} answers, {:.1}%)",
             share(faults)
         );
+    }
+}
+
+/// `count` a second over `seconds`; 0 for a run that took no time.
+pub(crate) fn per_second(count: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        count as f64 / seconds
+    } else {
+        0.0
     }
 }
 

@@ -6,14 +6,10 @@ use std::fmt::Write as _;
 use super::QUANTILES;
 use crate::stats::FlowCounts;
 
-pub(super) fn section(w: &mut String, flows: &FlowCounts, time_taken: f64) {
+/// The section of `flows`, done at `rate` a second.
+pub(super) fn section(w: &mut String, flows: &FlowCounts, rate: f64) {
     let failed = flows.failed();
     let ended = flows.complete + failed;
-    let rate = if time_taken > 0.0 {
-        flows.complete as f64 / time_taken
-    } else {
-        0.0
-    };
     let _ = writeln!(
         w,
         "Flows:                  {} done ({rate:.2} [#/sec]), {failed} failed ({:.1}% of those ended), {} unfinished at the end",

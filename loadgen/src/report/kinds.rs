@@ -42,8 +42,7 @@ pub(super) fn table(w: &mut String, info: &RunInfo, results: &Results) {
     );
     let c = &results.counters;
     let ended = (c.complete + c.failed).max(1) as f64;
-    let t = results.time_taken;
-    let rate = |complete: u64| if t > 0.0 { complete as f64 / t } else { 0.0 };
+    let rate = |complete: u64| super::per_second(complete, results.time_taken);
     let mut weights = 0u64;
     for (kind, name) in results.kinds.iter().zip(&names) {
         let stats = &kind.stats;
